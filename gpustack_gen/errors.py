@@ -1,0 +1,87 @@
+"""Located problems and the exceptions that carry them.
+
+Every user-facing failure is a :class:`Problem`: where it is (file, line, column, field path), what is
+wrong, and a hint. The library raises :class:`FleetError` with all problems found; the CLI prints them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One finding, sortable by position so that reports read top to bottom."""
+
+    file: str
+    line: int  # 1-based; 0 when unknown
+    column: int  # 1-based; 0 when unknown
+    path: str  # dotted field path such as ``clusters[0].nodePools[1].sharing``; "" for the whole file
+    message: str
+    hint: str = ""
+    severity: Severity = field(default=Severity.ERROR, compare=False)
+
+    def format(self) -> str:
+        """``file:line:col: path: message (hint)``: the form editors and CI annotations understand."""
+        where = self.file
+        if self.line:
+            where += f":{self.line}:{self.column}"
+        text = f"{where}: "
+        if self.severity is Severity.WARNING:
+            text += "warning: "
+        if self.path:
+            text += f"{self.path}: "
+        text += self.message
+        if self.hint:
+            text += f" (hint: {self.hint})"
+        return text
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "path": self.path,
+            "severity": self.severity.value,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+
+class GpustackError(Exception):
+    """Base class of every error the library raises on purpose."""
+
+
+class FleetError(GpustackError):
+    """The fleet intent is invalid; carries every problem found (errors first, in file order)."""
+
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self.problems: tuple[Problem, ...] = tuple(sorted(problems))
+        errors = [p for p in self.problems if p.severity is Severity.ERROR]
+        first = errors[0].format() if errors else "invalid fleet"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        super().__init__(first + more)
+
+    @property
+    def errors(self) -> Sequence[Problem]:
+        return [p for p in self.problems if p.severity is Severity.ERROR]
+
+
+class OutputError(GpustackError):
+    """Writing the rendered bundle failed (read-only target, disk full, lock held, unsafe path)."""
+
+
+class InternalError(GpustackError):
+    """A generated artifact failed its own schema: a bug in gpustack-gen, never the user's input."""
+
+    def __init__(self, artifact: str, path: str, message: str) -> None:
+        self.artifact = artifact
+        self.path = path
+        super().__init__(f"{artifact}: {path or '<document>'}: {message}")
