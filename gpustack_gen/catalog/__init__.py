@@ -1,0 +1,23 @@
+"""The GPU catalog: models, MIG profiles and placement rules, plus the Operator's built-in MIG configs."""
+
+from gpustack_gen.catalog.gpus import GPUS
+from gpustack_gen.catalog.lookup import get_gpu, gpu_ids, suggest_gpus, suggest_profiles
+from gpustack_gen.catalog.mig_builtin import MigConfigEntry, builtin_mig_config, builtin_mig_config_names
+from gpustack_gen.catalog.models import GpuModel, MigProfile
+from gpustack_gen.catalog.placement import Placement, describe, place_layout
+
+__all__ = [
+    "GPUS",
+    "GpuModel",
+    "MigConfigEntry",
+    "MigProfile",
+    "Placement",
+    "builtin_mig_config",
+    "builtin_mig_config_names",
+    "describe",
+    "get_gpu",
+    "gpu_ids",
+    "place_layout",
+    "suggest_gpus",
+    "suggest_profiles",
+]

@@ -1,0 +1,50 @@
+"""What each pool offers: physical GPUs, advertised resources, sharing and isolation."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from ..model.fleet import ISOLATION, Cluster
+from .artifact import Artifact
+
+
+def requested_by_pool(cluster: Cluster) -> dict[str, dict[str, int]]:
+    """Pool name -> resource -> what its workloads ask for in total (gpus x replicas)."""
+    asked: dict[str, dict[str, int]] = defaultdict(dict)
+    for workload in cluster.workloads:
+        resource, count = cluster.workload_resource(workload)
+        pool = asked[workload.pool]
+        pool[resource] = pool.get(resource, 0) + count * workload.replicas
+    return asked
+
+
+def capacity(cluster: Cluster) -> Artifact:
+    asked = requested_by_pool(cluster)
+    pools: list[dict[str, Any]] = []
+    for pool in cluster.pools:
+        sharing: dict[str, Any] = {"strategy": pool.sharing.strategy}
+        if pool.sharing.is_shared:
+            sharing["replicas"] = pool.sharing.replicas
+        if pool.sharing.strategy == "mig":
+            sharing["migDevicesPerGpu"] = dict(pool.mig_devices())
+        pools.append(
+            {
+                "name": pool.name,
+                "gpu": pool.gpu.id,
+                "model": pool.gpu.name,
+                "nodes": pool.nodes,
+                "gpusPerNode": pool.gpus_per_node,
+                "physicalGpus": pool.physical_gpus,
+                "sharing": sharing,
+                "isolation": ISOLATION[pool.sharing.strategy],
+                "perNode": pool.resources_per_node(cluster.mig_strategy),
+                "total": pool.resources_total(cluster.mig_strategy),
+                "requested": dict(sorted(asked.get(pool.name, {}).items())),
+            }
+        )
+    return Artifact(
+        "capacity.yaml",
+        "capacity",
+        ({"cluster": cluster.name, "migStrategy": cluster.mig_strategy, "pools": pools},),
+    )

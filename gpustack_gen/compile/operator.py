@@ -1,0 +1,66 @@
+"""GPU Operator settings: the Helm values file and the equivalent ClusterPolicy merge patch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model.fleet import Cluster
+from .artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP, Artifact
+from .plan import WHOLE_GPU_KEY, ClusterPlan
+
+MPS_ROOT = "/run/nvidia/mps"
+
+
+def operator_settings(cluster: Cluster, plan: ClusterPlan) -> dict[str, Any]:
+    """The settings gpustack-gen owns, keyed as in the chart values (and, nearly, the ClusterPolicy spec)."""
+    operator = cluster.operator
+    cdi: dict[str, Any] = {"enabled": operator.cdi_enabled}
+    if operator.cdi_default is not None:
+        cdi["default"] = operator.cdi_default
+    if operator.nri_plugin_enabled is not None:
+        cdi["nriPluginEnabled"] = operator.nri_plugin_enabled
+    driver: dict[str, Any] = {"enabled": operator.driver_enabled}
+    if operator.driver_version:
+        driver["version"] = operator.driver_version
+    settings: dict[str, Any] = {
+        "cdi": cdi,
+        "driver": driver,
+        "toolkit": {"enabled": operator.toolkit_enabled},
+        "mig": {"strategy": cluster.mig_strategy},
+    }
+    if plan.uses_device_plugin_config:
+        settings["devicePlugin"] = {"config": {"name": DEVICE_PLUGIN_CONFIGMAP, "default": WHOLE_GPU_KEY}}
+    if plan.uses_custom_mig_config:
+        settings["migManager"] = {"config": {"name": MIG_PARTED_CONFIGMAP, "default": "all-disabled"}}
+    return settings
+
+
+def helm_values(cluster: Cluster, plan: ClusterPlan) -> Artifact:
+    operator = cluster.operator
+    return Artifact(
+        "gpu-operator-values.yaml",
+        "helm-values",
+        (operator_settings(cluster, plan),),
+        (
+            f"Values for chart nvidia/gpu-operator {operator.release.version}. Apply the ConfigMaps first",
+            "(kubectl apply -k .), then:",
+            f"helm upgrade --install gpu-operator nvidia/gpu-operator --namespace {operator.namespace} "
+            f"--create-namespace --version {operator.release.version} --values gpu-operator-values.yaml",
+        ),
+    )
+
+
+def clusterpolicy_patch(cluster: Cluster, plan: ClusterPlan) -> Artifact:
+    spec = operator_settings(cluster, plan)
+    if any(pool.sharing.strategy == "mps" for pool in cluster.pools):
+        # The chart never renders devicePlugin.mps.root; only the ClusterPolicy carries it.
+        spec.setdefault("devicePlugin", {})["mps"] = {"root": MPS_ROOT}
+    return Artifact(
+        "clusterpolicy-patch.yaml",
+        "clusterpolicy-patch",
+        ({"spec": spec},),
+        (
+            "Merge patch for a cluster where the GPU Operator is already installed:",
+            "kubectl patch clusterpolicies.nvidia.com/cluster-policy --type merge --patch-file clusterpolicy-patch.yaml",
+        ),
+    )

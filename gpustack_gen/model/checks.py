@@ -1,0 +1,249 @@
+"""Semantic checks of a resolved cluster: MIG geometry, workloads, capacity, names, sharing limits."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ..catalog import (
+    builtin_mig_config,
+    builtin_mig_config_names,
+    place_layout,
+    suggest_profiles,
+)
+from .fleet import Cluster, Pool
+from .resolve import ClusterOrigin, PoolOrigin, Report
+
+MAX_TIME_SLICING_REPLICAS = 128  # each replica is a device the kubelet tracks; more is a typo, not a plan
+
+
+def check_cluster(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+    _check_unique_pools(cluster, origin, report)
+    for pool in cluster.pools:
+        pool_origin = origin.pools[pool.name]
+        _check_pool_sharing(cluster, pool, pool_origin, report)
+    _check_workloads(cluster, origin, report)
+
+
+def _check_unique_pools(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+    seen: dict[str, int] = {}
+    selectors: dict[tuple[tuple[str, str], ...], str] = {}
+    for index, pool in enumerate(cluster.pools):
+        path = (*origin.path, "nodePools", index)
+        if pool.name in seen:
+            report.error(
+                (*path, "name"),
+                f"duplicate pool name {pool.name!r} (also nodePools[{seen[pool.name]}])",
+                "pool names are unique in a cluster",
+            )
+            continue
+        seen[pool.name] = index
+        key = tuple(sorted(pool.node_selector))
+        if key in selectors:
+            report.error(
+                (*path, "nodeSelector"),
+                f"pool {pool.name!r} has the same nodeSelector as pool {selectors[key]!r}",
+                "each pool needs labels that select only its own nodes",
+            )
+        selectors.setdefault(key, pool.name)
+
+
+def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report: Report) -> None:
+    sharing = pool.sharing
+    gpu = pool.gpu
+    strategy_path = origin.sharing.get("strategy", origin.sharing_path)
+    release = cluster.operator.release
+    if sharing.strategy in ("time-slicing", "mps"):
+        replicas_path = origin.sharing.get("replicas", origin.sharing_path)
+        limit = gpu.mps_max_replicas if sharing.strategy == "mps" else MAX_TIME_SLICING_REPLICAS
+        if sharing.replicas > limit:
+            report.error(
+                replicas_path,
+                f"{sharing.replicas} replicas is more than {sharing.strategy} allows on {gpu.name} (at most {limit})",
+                "a handful of pods per GPU is typical: 2 to 8",
+            )
+        report.warn(
+            strategy_path,
+            f"{sharing.strategy} on pool {pool.name!r} gives no memory isolation: pods sharing "
+            "a GPU share its memory, and one pod can run the others out of memory",
+            "use MIG on GPUs that have it for isolation"
+            if gpu.mig_capable
+            else "size each pod's GPU memory use to 1/replicas of the GPU",
+        )
+    if sharing.strategy == "mps":
+        if not release.has_mps:
+            report.error(
+                strategy_path,
+                f"MPS needs GPU Operator v24.3.0 or newer (pinned: {release.version})",
+                "pin operator.version to v24.3.0 or newer, or use time-slicing",
+            )
+        if cluster.mig_strategy == "mixed":
+            report.error(
+                strategy_path,
+                "MPS cannot be used in a cluster whose mig.strategy is mixed: the Operator "
+                "passes MIG_STRATEGY to every device plugin, and the plugin refuses MPS under mixed",
+                "use mig.strategy: single in this cluster, or time-slicing on this pool",
+            )
+    if sharing.strategy != "mig":
+        return
+    if not gpu.mig_capable:
+        report.error(strategy_path, f"{gpu.name} has no MIG", "use time-slicing or mps to share it")
+        return
+    if sharing.mig_config is not None:
+        _check_builtin_config(cluster, pool, origin, report)
+        return
+    layout = dict(sharing.mig_layout)
+    layout_path = origin.sharing.get("layout", origin.sharing_path)
+    unknown = [name for name in layout if gpu.profile(name) is None]
+    for name in unknown:
+        close = suggest_profiles(gpu, name)
+        report.error(
+            (*layout_path, name),
+            f"{gpu.name} has no MIG profile {name!r}",
+            f"did you mean {' or '.join(repr(c) for c in close)}?"
+            if close
+            else f"its profiles: {', '.join(gpu.profile_names())}",
+            key=True,
+        )
+    if unknown:
+        return
+    placement = place_layout(gpu, layout)
+    if not placement.ok:
+        report.error(
+            layout_path,
+            f"this layout cannot be created on one {gpu.name}: {placement.reason}",
+            "fewer or smaller instances; `gpustack-gen gpus " + gpu.id + "` lists the profiles",
+        )
+    elif not placement.verified:
+        report.warn(
+            layout_path,
+            f"MIG placement on {gpu.name} is not verified on hardware; the layout fits its slice totals",
+            "check it with `nvidia-smi mig -lgipp` on one node before rolling out",
+        )
+    if cluster.mig_strategy == "single" and len(layout) > 1:
+        report.error(
+            layout_path,
+            f"mig.strategy single allows one MIG profile type per node; this layout has {len(layout)}",
+            "set the cluster's mig.strategy: mixed, or use one profile",
+        )
+
+
+def _check_builtin_config(cluster: Cluster, pool: Pool, origin: PoolOrigin, report: Report) -> None:
+    gpu = pool.gpu
+    name = pool.sharing.mig_config or ""
+    path = origin.sharing.get("config", origin.sharing_path)
+    entry = builtin_mig_config(gpu, name)
+    if entry is None:
+        import difflib
+
+        names = builtin_mig_config_names(gpu)
+        close = difflib.get_close_matches(name, names, n=2, cutoff=0.5)
+        report.error(
+            path,
+            f"the Operator has no built-in MIG config {name!r} for {gpu.name}",
+            f"did you mean {' or '.join(repr(c) for c in close)}?" if close else f"its configs: {', '.join(names)}",
+        )
+        return
+    if not entry.mig_enabled or not entry.mig_devices:
+        report.error(
+            path,
+            f"{name} creates no MIG devices, so the pool would advertise no GPUs",
+            "use strategy: none for whole GPUs, or a config such as all-balanced",
+        )
+        return
+    if cluster.mig_strategy == "single" and len(entry.mig_devices) > 1:
+        report.error(
+            path,
+            f"{name} creates {len(entry.mig_devices)} MIG profile types on {gpu.name}, but mig.strategy "
+            "single allows one per node",
+            "set the cluster's mig.strategy: mixed, or use an all-<profile> config",
+        )
+
+
+def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+    seen: set[tuple[str, str]] = set()
+    asked: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
+    pool_names = [p.name for p in cluster.pools]
+    for index, workload in enumerate(cluster.workloads):
+        path = (*origin.path, "workloads", index)
+        key = (workload.namespace, workload.name)
+        if key in seen:
+            report.error(
+                (*path, "name"),
+                f"duplicate workload {workload.namespace}/{workload.name}",
+                "workload names are unique per namespace in a cluster",
+            )
+            continue
+        seen.add(key)
+        pool = cluster.pool(workload.pool)
+        if pool is None:
+            import difflib
+
+            close = difflib.get_close_matches(workload.pool, pool_names, n=1)
+            report.error(
+                (*path, "pool"),
+                f"no pool named {workload.pool!r} in cluster {cluster.name!r}",
+                f"did you mean {close[0]!r}?" if close else f"pools: {', '.join(pool_names)}",
+            )
+            continue
+        if not _check_workload_profile(cluster, pool, workload.mig_profile, path, report):
+            continue
+        sharing = pool.sharing
+        if workload.gpus > 1 and sharing.strategy == "time-slicing" and sharing.fail_requests_greater_than_one:
+            report.error(
+                (*path, "gpus"),
+                f"pool {pool.name!r} refuses requests for more than one shared GPU (failRequestsGreaterThanOne)",
+                "ask for gpus: 1, or turn failRequestsGreaterThanOne off",
+            )
+        elif workload.gpus > 1 and sharing.strategy == "mps":
+            report.error(
+                (*path, "gpus"),
+                f"pool {pool.name!r} uses MPS, which refuses requests for more than one replica",
+                "ask for gpus: 1",
+            )
+        resource, count = cluster.workload_resource(workload)
+        per_node = pool.resources_per_node(cluster.mig_strategy).get(resource, 0)
+        if count > per_node:
+            report.error(
+                (*path, "gpus"),
+                f"one pod asks for {count} {resource}, but a node of pool {pool.name!r} advertises {per_node}",
+                "pods cannot span nodes; ask for fewer per pod",
+            )
+        asked[(pool.name, resource)].append((workload.name, count * workload.replicas))
+    for (pool_name, resource), requests in asked.items():
+        pool = cluster.pool(pool_name)
+        assert pool is not None
+        total = pool.resources_total(cluster.mig_strategy).get(resource, 0)
+        wanted = sum(n for _, n in requests)
+        if wanted > total:
+            who = ", ".join(f"{name} {n}" for name, n in requests)
+            report.error(
+                (*origin.pools[pool_name].path, "nodes"),
+                f"workloads ask for {wanted} {resource} ({who}) but pool {pool_name!r} has {total}",
+                "add nodes or GPUs, raise replicas, or lower the workloads' replicas",
+            )
+
+
+def _check_workload_profile(
+    cluster: Cluster, pool: Pool, profile: str | None, path: tuple[str | int, ...], report: Report
+) -> bool:
+    devices = [name for name, _ in pool.mig_devices()]
+    if profile is None:
+        if pool.sharing.strategy == "mig" and cluster.mig_strategy == "mixed" and len(devices) > 1:
+            report.error(
+                path,
+                f"pool {pool.name!r} offers several MIG profiles ({', '.join(devices)}); say which one",
+                f"add migProfile: {devices[0]}",
+            )
+            return False
+        return True
+    if pool.sharing.strategy != "mig":
+        report.error((*path, "migProfile"), f"pool {pool.name!r} does not use MIG", "remove migProfile")
+        return False
+    if profile not in devices:
+        report.error(
+            (*path, "migProfile"),
+            f"MIG profile {profile!r} is not in pool {pool.name!r}'s layout",
+            f"the pool offers {', '.join(devices)}",
+        )
+        return False
+    return True

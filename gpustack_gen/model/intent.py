@@ -1,0 +1,239 @@
+"""The fleet intent file as typed models: the public contract of ``fleet.yaml``.
+
+Validation is strict: no value is coerced (``"4"`` is not an integer, ``yes`` is not a boolean), and
+unknown keys are refused. Cross-field rules (sharing resolution, MIG geometry, capacity) live in
+``checks``; these models only say what each field may hold.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticCustomError
+
+from .names import (
+    DNS1123_LABEL,
+    KUBERNETES_VERSION,
+    QUANTITY,
+    explain_dns_label,
+    explain_label_key,
+    explain_label_value,
+)
+
+API_VERSION = "gpustack-gen/v1alpha1"
+
+
+def _dns_label(value: str) -> str:
+    problem = explain_dns_label(value)
+    if problem:
+        raise PydanticCustomError("dns_label", problem)
+    return value
+
+
+def _node_selector(value: dict[str, str]) -> dict[str, str]:
+    for key, label_value in value.items():
+        problem = explain_label_key(key) or explain_label_value(label_value)
+        if problem:
+            raise PydanticCustomError("label", "{problem}", {"problem": problem})
+    return value
+
+
+DnsLabel = Annotated[
+    str,
+    AfterValidator(_dns_label),
+    Field(json_schema_extra={"pattern": DNS1123_LABEL, "maxLength": 63}),
+]
+NodeSelector = Annotated[dict[str, str], AfterValidator(_node_selector)]
+Quantity = Annotated[
+    int | str,
+    Field(json_schema_extra={"pattern": QUANTITY}),
+]
+StrategyName = Literal["none", "time-slicing", "mps", "mig"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        frozen=True,
+        alias_generator=to_camel,
+        populate_by_name=False,
+        use_attribute_docstrings=True,
+    )
+
+
+class CdiSettings(_Model):
+    """Container Device Interface settings of the GPU Operator (`cdi.*` in the chart values)."""
+
+    enabled: bool | None = None
+    """Use CDI to inject GPUs into containers. Default: the Operator version's default (on from v25.10.0)."""
+    default: bool | None = None
+    """Make CDI the default runtime mode (v23.3.0 to v25.3.x; a no-op from v25.10.0, where CDI is the default)."""
+    nri_plugin_enabled: bool | None = None
+    """Inject devices through the NRI plugin instead of a runtime class (v26.3.0 and newer; needs CDI and the toolkit)."""
+
+
+class ComponentSettings(_Model):
+    """An Operator component that can be turned off where the nodes already provide it."""
+
+    enabled: bool | None = None
+    """Deploy this component (default true)."""
+
+
+class DriverSettings(ComponentSettings):
+    """The NVIDIA driver DaemonSet (`driver.*`)."""
+
+    version: str | None = Field(default=None, min_length=1, max_length=64)
+    """Driver version to deploy, e.g. "580.82.07". Default: the one the chart version ships."""
+
+
+class OperatorSettings(_Model):
+    """GPU Operator chart settings."""
+
+    version: str | None = None
+    """GPU Operator chart version, e.g. v25.3.3 (see `gpustack-gen versions`). Default: the newest known."""
+    namespace: DnsLabel | None = None
+    """Namespace of the Operator and of its ConfigMaps (default gpu-operator)."""
+    cdi: CdiSettings | None = None
+    driver: DriverSettings | None = None
+    toolkit: ComponentSettings | None = None
+
+
+class SharingPolicy(_Model):
+    """How the GPUs of a pool are shared. Partial entries merge over less specific ones."""
+
+    strategy: StrategyName | None = None
+    """none (whole GPUs), time-slicing or mps (several pods per GPU, no memory isolation), mig (hardware partitions)."""
+    replicas: int | None = Field(default=None, ge=2)
+    """time-slicing and mps: how many pods may share one GPU (an integer of at least 2)."""
+    rename_by_default: bool | None = None
+    """time-slicing and mps: advertise `nvidia.com/gpu.shared` instead of `nvidia.com/gpu`."""
+    fail_requests_greater_than_one: bool | None = None
+    """time-slicing: refuse containers that ask for more than one shared GPU."""
+    layout: dict[str, Annotated[int, Field(ge=1)]] | None = Field(default=None, min_length=1)
+    """mig: MIG profile -> instances per GPU, e.g. {"3g.20gb": 1, "2g.10gb": 2}."""
+    config: str | None = Field(default=None, min_length=1)
+    """mig: a built-in mig-parted config of the Operator, e.g. all-balanced or all-1g.10gb."""
+
+
+class MigSettings(_Model):
+    """How MIG devices are advertised to Kubernetes."""
+
+    strategy: Literal["single", "mixed"] | None = None
+    """single (every MIG device is `nvidia.com/gpu`; one profile type per node) or mixed (`nvidia.com/mig-<profile>`)."""
+
+
+class Taint(_Model):
+    """A taint the pool's nodes carry; workloads on the pool get the matching toleration."""
+
+    key: str = Field(min_length=1, max_length=316)
+    value: str | None = Field(default=None, max_length=63)
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+
+
+class NodePool(_Model):
+    """A group of identical GPU nodes."""
+
+    name: DnsLabel
+    """Pool name, unique in the cluster."""
+    gpu: str = Field(min_length=1)
+    """GPU model: a catalog id (tesla-t4, a100-40gb, h100-80gb...) or an nvidia.com/gpu.product label value."""
+    nodes: int = Field(ge=0, le=100_000)
+    """Number of nodes (0 for a pool that scales from zero)."""
+    gpus_per_node: int = Field(default=1, ge=1, le=64)
+    """Physical GPUs per node."""
+    node_selector: NodeSelector = Field(min_length=1)
+    """Labels that select the pool's nodes; workloads on the pool get the same nodeSelector."""
+    taints: list[Taint] = Field(default_factory=list)
+    """Taints of the pool's nodes."""
+    sharing: SharingPolicy | None = None
+    """The pool's sharing policy; overrides the cluster and fleet policies for its GPU model."""
+
+
+class Workload(_Model):
+    """A service that runs on one pool; gpustack-gen writes its resources and scheduling fragment."""
+
+    name: DnsLabel
+    """Workload name, unique per namespace in the cluster."""
+    namespace: DnsLabel
+    pool: DnsLabel
+    """Name of the node pool it runs on."""
+    gpus: int = Field(default=1, ge=1, le=64)
+    """GPUs (or MIG devices, or shared replicas) per pod."""
+    replicas: int = Field(default=1, ge=0, le=100_000)
+    """Pod replicas; the pool must have room for gpus x replicas."""
+    mig_profile: str | None = None
+    """On MIG pools: the MIG profile each pod asks for (required under the mixed strategy when the layout has several)."""
+    cpu: Quantity | None = None
+    """CPU request as a Kubernetes quantity, e.g. 300m or 2."""
+    memory: Quantity | None = None
+    """Memory request as a Kubernetes quantity, e.g. 3Gi."""
+
+
+class ClusterSettings(_Model):
+    """Settings a cluster can take from the fleet defaults."""
+
+    kubernetes: Annotated[str, Field(json_schema_extra={"pattern": KUBERNETES_VERSION})] | None = None
+    """Kubernetes version of the cluster, quoted: "1.29.15"."""
+    container_runtime: Literal["containerd", "cri-o"] | None = None
+    """Container runtime of the GPU nodes (default containerd)."""
+    mig: MigSettings | None = None
+    operator: OperatorSettings | None = None
+    sharing: dict[str, SharingPolicy] | None = None
+    """Sharing policy per GPU model (catalog id), plus `default` for every other model."""
+
+
+class Cluster(ClusterSettings):
+    """One Kubernetes cluster with GPU nodes."""
+
+    name: DnsLabel
+    """Cluster name, unique in the fleet; also the name of its output folder."""
+    node_pools: list[NodePool] = Field(min_length=1)
+    workloads: list[Workload] = Field(default_factory=list)
+
+
+class FleetSpec(_Model):
+    """A fleet of Kubernetes clusters with NVIDIA GPUs (gpustack-gen intent file)."""
+
+    api_version: Literal["gpustack-gen/v1alpha1"]
+    kind: Literal["Fleet"]
+    defaults: ClusterSettings | None = None
+    """Deep-merged into every cluster; the cluster's own value wins."""
+    clusters: list[Cluster] = Field(min_length=1)
+
+
+def fleet_json_schema() -> dict[str, Any]:
+    """The fleet file's JSON Schema in draft-07 form (yaml-language-server completes it)."""
+    schema = FleetSpec.model_json_schema(by_alias=True, mode="validation")
+    text_defs = schema.pop("$defs", {})
+    result: dict[str, Any] = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": "https://gpustack-gen.dev/schemas/fleet.schema.json",
+    }
+    result.update(_to_draft7(schema))
+    result["definitions"] = {name: _to_draft7(body) for name, body in sorted(text_defs.items())}
+    return result
+
+
+def _to_draft7(node: Any) -> Any:
+    """Rewrite ``$defs`` references and drop pydantic's titles and ``null`` alternatives of optional fields."""
+    if isinstance(node, dict):
+        variants = node.get("anyOf")
+        if isinstance(variants, list) and {"type": "null"} in variants and node.get("default", 0) is None:
+            rest = [v for v in variants if v != {"type": "null"}]
+            merged = {k: v for k, v in node.items() if k not in ("anyOf", "default")}
+            node = {**(rest[0] if len(rest) == 1 else {"anyOf": rest}), **merged}
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "title":
+                continue
+            if key == "$ref" and isinstance(value, str):
+                out[key] = value.replace("#/$defs/", "#/definitions/")
+            else:
+                out[key] = _to_draft7(value)
+        return out
+    if isinstance(node, list):
+        return [_to_draft7(item) for item in node]
+    return node

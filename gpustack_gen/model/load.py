@@ -1,0 +1,90 @@
+"""``load_fleet``: from a path, YAML text or a mapping to a checked :class:`Fleet`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import FleetError, Problem, Severity
+from . import intent
+from .checks import check_cluster
+from .fleet import Fleet
+from .resolve import Report, resolve_cluster
+from .source import SourceDocument, read_source
+from .validation_errors import problems_from_validation_error
+
+
+def load_fleet(source: str | Path | Mapping[str, Any], *, name: str | None = None) -> Fleet:
+    """Read, validate and resolve a fleet.
+
+    ``source`` is a path, YAML text, or an already parsed mapping. Raises :class:`FleetError` with
+    every problem found; warnings of a valid fleet are on ``Fleet.warnings``.
+    """
+    if isinstance(source, Mapping):
+        doc = SourceDocument(name or "<mapping>", dict(source), {}, {})
+    elif isinstance(source, Path):
+        doc = read_source(source, name=name)
+    else:
+        doc = read_source(source, name=name)
+    return fleet_from_document(doc)
+
+
+def fleet_from_document(doc: SourceDocument) -> Fleet:
+    try:
+        spec = intent.FleetSpec.model_validate(doc.data)
+    except ValidationError as exc:
+        raise FleetError(problems_from_validation_error(exc, doc, intent.FleetSpec)) from None
+    report = Report(doc)
+    _check_cluster_names(spec, report)
+    clusters = []
+    for index, cluster_spec in enumerate(spec.clusters):
+        resolved = resolve_cluster(cluster_spec, index, spec.defaults, report)
+        if resolved is None:
+            continue
+        cluster, origin = resolved
+        check_cluster(cluster, origin, report)
+        clusters.append(cluster)
+    _check_sharing_keys(spec, report)
+    problems = _dedupe(report.problems)
+    if any(p.severity is Severity.ERROR for p in problems):
+        raise FleetError(problems)
+    return Fleet(source=doc.name, clusters=tuple(clusters), warnings=tuple(sorted(problems)))
+
+
+def _check_cluster_names(spec: intent.FleetSpec, report: Report) -> None:
+    seen: dict[str, int] = {}
+    for index, cluster in enumerate(spec.clusters):
+        if cluster.name in seen:
+            report.error(
+                ("clusters", index, "name"),
+                f"duplicate cluster name {cluster.name!r} (also clusters[{seen[cluster.name]}])",
+                "cluster names are unique in a fleet; each is an output folder",
+            )
+        seen.setdefault(cluster.name, index)
+
+
+def _check_sharing_keys(spec: intent.FleetSpec, report: Report) -> None:
+    from ..catalog import get_gpu, suggest_gpus
+
+    tables: list[tuple[tuple[str | int, ...], dict[str, intent.SharingPolicy] | None]] = [
+        (("defaults", "sharing"), spec.defaults.sharing if spec.defaults else None)
+    ]
+    tables += [(("clusters", i, "sharing"), c.sharing) for i, c in enumerate(spec.clusters)]
+    for base, table in tables:
+        for key in table or {}:
+            if key != "default" and get_gpu(key) is None:
+                close = suggest_gpus(key)
+                report.error(
+                    (*base, key),
+                    f"{key!r} is neither 'default' nor a GPU model",
+                    f"did you mean {' or '.join(repr(c) for c in close)}?" if close else "",
+                    key=True,
+                )
+
+
+def _dedupe(problems: list[Problem]) -> list[Problem]:
+    # A fleet-wide default that is wrong would otherwise be reported once per cluster that inherits it.
+    return sorted(set(problems))

@@ -1,0 +1,72 @@
+"""Kubernetes name, label and quantity syntax, with messages that say what is wrong with a value."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+DNS1123_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+DNS1123_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+LABEL_NAME = r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$"
+LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
+# The Kubernetes quantity grammar (resource.MustParse): a signed decimal and an optional suffix.
+QUANTITY = r"^[+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+|[KMGTPE]i|[numkKMGTPE])?$"
+KUBERNETES_VERSION = r"^1\.[0-9]{1,3}(\.[0-9]{1,4})?$"
+
+_LABEL_RE = re.compile(DNS1123_LABEL)
+_SUBDOMAIN_RE = re.compile(DNS1123_SUBDOMAIN)
+_LABEL_NAME_RE = re.compile(LABEL_NAME)
+_LABEL_VALUE_RE = re.compile(LABEL_VALUE)
+
+
+def explain_dns_label(value: str) -> str | None:
+    """None when ``value`` is a DNS-1123 label, else why not (the most specific reason first)."""
+    if _LABEL_RE.match(value) and len(value) <= 63:
+        return None
+    return (
+        "must be a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters): "
+        + _name_flaw(value, 63)
+    )
+
+
+def _name_flaw(value: str, limit: int) -> str:
+    for char in value:
+        if ord(char) > 127:
+            name = unicodedata.name(char, "unknown")
+            return f"contains the non-ASCII character {char!r} (U+{ord(char):04X} {name})"
+    if not value:
+        return "it is empty"
+    if len(value) > limit:
+        return f"it is {len(value)} characters long"
+    if "/" in value or "\\" in value or ".." in value:
+        return "it contains a path separator or '..'"
+    if any(c.isspace() for c in value):
+        return "it contains whitespace"
+    if value != value.lower():
+        return f"it contains uppercase letters (try {value.lower()!r})"
+    if value[0] == "-" or value[-1] == "-":
+        return "it starts or ends with '-'"
+    bad = sorted({c for c in value if not (c.isalnum() or c == "-")})
+    return f"it contains {', '.join(repr(c) for c in bad)}" if bad else "it is not a valid name"
+
+
+def explain_label_key(key: str) -> str | None:
+    """Kubernetes label key: optional DNS-subdomain prefix and '/', then a name of at most 63 characters."""
+    prefix, _, name = key.rpartition("/")
+    if prefix and (len(prefix) > 253 or not _SUBDOMAIN_RE.match(prefix)):
+        return f"label key prefix {prefix!r} must be a lowercase DNS subdomain"
+    if not name or len(name) > 63 or not _LABEL_NAME_RE.match(name):
+        return (
+            f"label key name {name!r} must be at most 63 characters of letters, digits, '-', '_' and '.', "
+            "starting and ending with a letter or digit"
+        )
+    return None
+
+
+def explain_label_value(value: str) -> str | None:
+    if len(value) > 63 or not _LABEL_VALUE_RE.match(value):
+        return (
+            f"label value {value!r} must be at most 63 characters of letters, digits, '-', '_' and '.', "
+            "starting and ending with a letter or digit"
+        )
+    return None

@@ -1,0 +1,369 @@
+"""Resolve a validated intent into a :class:`Fleet`: merge defaults, resolve sharing, look up models.
+
+Each resolved value remembers the field path it came from, so that the semantic checks in
+``checks`` can point at the line that must change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..catalog import get_gpu, suggest_gpus
+from ..errors import Problem, Severity
+from ..versions import NEWEST_OPERATOR, get_operator_version, operator_version_names
+from . import intent
+from .fleet import Cluster, OperatorConfig, Pool, Sharing, Taint, Workload
+from .names import KUBERNETES_VERSION
+from .source import PathKey, SourceDocument
+
+DEFAULT_NAMESPACE = "gpu-operator"
+SHARING_FIELDS = ("strategy", "replicas", "renameByDefault", "failRequestsGreaterThanOne", "layout", "config")
+
+
+@dataclass
+class Report:
+    """Problems found while resolving, located in the source document."""
+
+    doc: SourceDocument
+    problems: list[Problem] = field(default_factory=list)
+
+    def error(self, path: PathKey, message: str, hint: str = "", *, key: bool = False) -> None:
+        self.problems.append(self.doc.problem(path, message, hint, key=key))
+
+    def warn(self, path: PathKey, message: str, hint: str = "") -> None:
+        self.problems.append(self.doc.problem(path, message, hint, severity=Severity.WARNING))
+
+
+@dataclass(frozen=True)
+class PoolOrigin:
+    """Where a pool and each field of its resolved sharing policy were written."""
+
+    path: PathKey
+    sharing: dict[str, PathKey]  # sharing field alias -> path of the value that won
+    sharing_path: PathKey  # the most specific sharing entry that applies (or the pool, when none)
+
+
+@dataclass(frozen=True)
+class ClusterOrigin:
+    path: PathKey
+    pools: dict[str, PoolOrigin]
+    workloads: dict[tuple[str, str], PathKey]
+    fields: dict[str, PathKey]  # resolved cluster-level field -> path it came from
+
+
+def _pick(*candidates: tuple[Any, PathKey]) -> tuple[Any, PathKey | None]:
+    for value, path in candidates:
+        if value is not None:
+            return value, path
+    return None, None
+
+
+def _get(obj: Any, *names: str) -> Any:
+    for name in names:
+        if obj is None:
+            return None
+        obj = getattr(obj, name)
+    return obj
+
+
+def resolve_cluster(
+    spec: intent.Cluster, index: int, defaults: intent.ClusterSettings | None, report: Report
+) -> tuple[Cluster, ClusterOrigin] | None:
+    """Merge the fleet defaults into one cluster and resolve it; None when it cannot be resolved."""
+    here: PathKey = ("clusters", index)
+    there: PathKey = ("defaults",)
+    origins: dict[str, PathKey] = {}
+
+    def setting(*names: str) -> tuple[Any, PathKey | None]:
+        aliases = tuple(_alias(n) for n in names)
+        value, path = _pick((_get(spec, *names), (*here, *aliases)), (_get(defaults, *names), (*there, *aliases)))
+        if path is not None:
+            origins[".".join(aliases)] = path
+        return value, path
+
+    kubernetes, k8s_path = setting("kubernetes")
+    if kubernetes is None:
+        report.error(here, f"cluster {spec.name!r} has no kubernetes version", 'add kubernetes: "1.29.15" (quoted)')
+    elif not _matches(KUBERNETES_VERSION, kubernetes):
+        assert k8s_path is not None
+        report.error(
+            k8s_path,
+            f"{kubernetes!r} is not a Kubernetes version",
+            'write major.minor.patch, quoted: "1.29.15"',
+        )
+    runtime, _ = setting("container_runtime")
+    mig_strategy, _ = setting("mig", "strategy")
+    operator = _resolve_operator(spec, here, defaults, report, setting)
+    if operator is None:
+        return None
+
+    pools: list[Pool] = []
+    pool_origins: dict[str, PoolOrigin] = {}
+    for pool_index, pool_spec in enumerate(spec.node_pools):
+        pool_path = (*here, "nodePools", pool_index)
+        gpu = get_gpu(pool_spec.gpu)
+        if gpu is None:
+            close = suggest_gpus(pool_spec.gpu)
+            hint = (
+                f"did you mean {' or '.join(repr(c) for c in close)}?"
+                if close
+                else "run `gpustack-gen gpus` to list them"
+            )
+            report.error((*pool_path, "gpu"), f"unknown GPU model {pool_spec.gpu!r}", hint)
+            continue
+        sharing, sharing_origin, sharing_path = _resolve_sharing(
+            pool_spec, gpu.id, pool_path, spec, here, defaults, report
+        )
+        pools.append(
+            Pool(
+                name=pool_spec.name,
+                gpu=gpu,
+                nodes=pool_spec.nodes,
+                gpus_per_node=pool_spec.gpus_per_node,
+                node_selector=tuple(pool_spec.node_selector.items()),
+                taints=tuple(Taint(t.key, t.value, t.effect) for t in pool_spec.taints),
+                sharing=sharing,
+            )
+        )
+        pool_origins.setdefault(pool_spec.name, PoolOrigin(pool_path, sharing_origin, sharing_path))
+
+    workloads = tuple(
+        Workload(
+            name=w.name,
+            namespace=w.namespace,
+            pool=w.pool,
+            gpus=w.gpus,
+            replicas=w.replicas,
+            mig_profile=w.mig_profile,
+            cpu=None if w.cpu is None else str(w.cpu),
+            memory=None if w.memory is None else str(w.memory),
+        )
+        for w in spec.workloads
+    )
+    workload_paths: dict[tuple[str, str], PathKey] = {}
+    for workload_index, w in enumerate(spec.workloads):
+        workload_paths.setdefault((w.namespace, w.name), (*here, "workloads", workload_index))
+
+    cluster = Cluster(
+        name=spec.name,
+        kubernetes=str(kubernetes or ""),
+        container_runtime=runtime or "containerd",
+        mig_strategy=mig_strategy or "single",
+        operator=operator,
+        pools=tuple(pools),
+        workloads=workloads,
+    )
+    return cluster, ClusterOrigin(here, pool_origins, workload_paths, origins)
+
+
+def _alias(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _matches(pattern: str, value: str) -> bool:
+    import re
+
+    return re.match(pattern, value) is not None
+
+
+def _resolve_operator(
+    spec: intent.Cluster,
+    here: PathKey,
+    defaults: intent.ClusterSettings | None,
+    report: Report,
+    setting: Any,
+) -> OperatorConfig | None:
+    version_text, version_path = setting("operator", "version")
+    release = NEWEST_OPERATOR
+    if version_text is not None:
+        found = get_operator_version(version_text)
+        if found is None:
+            import difflib
+
+            close = difflib.get_close_matches(
+                version_text if version_text.startswith("v") else f"v{version_text}",
+                operator_version_names(),
+                n=2,
+            )
+            hint = f"did you mean {' or '.join(close)}?" if close else ""
+            report.error(
+                version_path,
+                f"unknown GPU Operator version {version_text!r}; known: {', '.join(operator_version_names())}",
+                hint,
+            )
+            return None
+        release = found
+
+    cdi_enabled, cdi_path = setting("operator", "cdi", "enabled")
+    cdi_default, cdi_default_path = setting("operator", "cdi", "default")
+    nri, nri_path = setting("operator", "cdi", "nri_plugin_enabled")
+    driver_enabled, _ = setting("operator", "driver", "enabled")
+    driver_version, _ = setting("operator", "driver", "version")
+    toolkit_enabled, _ = setting("operator", "toolkit", "enabled")
+    namespace, _ = setting("operator", "namespace")
+
+    enabled = release.cdi_enabled_by_default if cdi_enabled is None else bool(cdi_enabled)
+    if cdi_default is not None and not release.has_cdi_default:
+        report.error(
+            cdi_default_path,
+            f"cdi.default has no effect in GPU Operator {release.version} (ignored from v25.10.0)",
+            "remove it: CDI is the default injection mechanism from v25.10.0",
+        )
+    elif cdi_default and not enabled:
+        report.error(cdi_default_path, "cdi.default: true needs cdi.enabled: true", "enable CDI or remove cdi.default")
+    if nri is not None and not release.has_nri_plugin:
+        report.error(
+            nri_path,
+            f"cdi.nriPluginEnabled does not exist in GPU Operator {release.version}",
+            "it arrived in v26.3.0; remove it or pin a newer operator.version",
+        )
+    elif nri and not enabled:
+        report.error(nri_path, "the NRI plugin cannot be enabled when CDI is disabled", "set cdi.enabled: true")
+    elif nri and toolkit_enabled is False:
+        report.error(
+            nri_path,
+            "the NRI plugin runs in the toolkit DaemonSet, which is disabled",
+            "set toolkit.enabled: true or turn the NRI plugin off",
+        )
+    runtime, _ = setting("container_runtime")
+    if runtime == "cri-o" and not enabled:
+        report.warn(
+            cdi_path or (*here, "containerRuntime"),
+            "CRI-O with CDI disabled uses the legacy OCI hook, behind the 'error executing hook "
+            "nvidia-container-toolkit' and 'could not load NVML library' failures after Kubernetes upgrades",
+            "set operator.cdi.enabled: true",
+        )
+    return OperatorConfig(
+        release=release,
+        namespace=namespace or DEFAULT_NAMESPACE,
+        cdi_enabled=enabled,
+        cdi_default=(bool(cdi_default) if release.has_cdi_default else None),
+        nri_plugin_enabled=(bool(nri) if release.has_nri_plugin else None),
+        driver_enabled=True if driver_enabled is None else bool(driver_enabled),
+        driver_version=driver_version,
+        toolkit_enabled=True if toolkit_enabled is None else bool(toolkit_enabled),
+    )
+
+
+def _sharing_levels(
+    pool_spec: intent.NodePool,
+    gpu_id: str,
+    pool_path: PathKey,
+    spec: intent.Cluster,
+    here: PathKey,
+    defaults: intent.ClusterSettings | None,
+) -> Iterator[tuple[intent.SharingPolicy, PathKey]]:
+    """Sharing entries that apply to a pool, most specific first."""
+    if pool_spec.sharing is not None:
+        yield pool_spec.sharing, (*pool_path, "sharing")
+    for table, base in (
+        (spec.sharing, (*here, "sharing")),
+        (defaults.sharing if defaults else None, ("defaults", "sharing")),
+    ):
+        if not table:
+            continue
+        for key, policy in table.items():
+            if key != "default" and _sharing_key_gpu(key) == gpu_id:
+                yield policy, (*base, key)
+        if "default" in table:
+            yield table["default"], (*base, "default")
+
+
+def _sharing_key_gpu(key: str) -> str | None:
+    gpu = get_gpu(key)
+    return gpu.id if gpu else None
+
+
+def _resolve_sharing(
+    pool_spec: intent.NodePool,
+    gpu_id: str,
+    pool_path: PathKey,
+    spec: intent.Cluster,
+    here: PathKey,
+    defaults: intent.ClusterSettings | None,
+    report: Report,
+) -> tuple[Sharing, dict[str, PathKey], PathKey]:
+    levels = list(_sharing_levels(pool_spec, gpu_id, pool_path, spec, here, defaults))
+    merged: dict[str, Any] = {}
+    origin: dict[str, PathKey] = {}
+    for policy, path in reversed(levels):
+        values = {
+            alias: getattr(policy, name)
+            for alias, name in zip(
+                SHARING_FIELDS,
+                (
+                    "strategy",
+                    "replicas",
+                    "rename_by_default",
+                    "fail_requests_greater_than_one",
+                    "layout",
+                    "config",
+                ),
+                strict=True,
+            )
+            if getattr(policy, name) is not None
+        }
+        if "strategy" in values and values["strategy"] != merged.get("strategy"):
+            # A different strategy starts over: options of the strategy it replaces do not carry over.
+            merged, origin = {}, {}
+        if "layout" in values or "config" in values:
+            for alternative in ("layout", "config"):
+                merged.pop(alternative, None)
+                origin.pop(alternative, None)
+        merged.update(values)
+        origin.update({alias: (*path, alias) for alias in values})
+    sharing_path = levels[0][1] if levels else pool_path
+    strategy = merged.get("strategy")
+    if strategy is None:
+        if merged:
+            first = next(iter(origin.values()))
+            report.error(
+                first[:-1],
+                "sharing options are given but no strategy",
+                "add strategy: time-slicing, mps or mig",
+            )
+        strategy = "none"
+    sharing = Sharing(
+        strategy=strategy,
+        replicas=int(merged.get("replicas", 1)) if strategy in ("time-slicing", "mps") else 1,
+        rename_by_default=bool(merged.get("renameByDefault", False)),
+        fail_requests_greater_than_one=bool(merged.get("failRequestsGreaterThanOne", False)),
+        mig_layout=tuple(merged.get("layout", {}).items()) if strategy == "mig" else (),
+        mig_config=merged.get("config") if strategy == "mig" else None,
+    )
+    _check_sharing_fields(strategy, merged, origin, sharing_path, report)
+    return sharing, origin, sharing_path
+
+
+_FIELDS_BY_STRATEGY = {
+    "none": set(),
+    "time-slicing": {"replicas", "renameByDefault", "failRequestsGreaterThanOne"},
+    "mps": {"replicas", "renameByDefault"},
+    "mig": {"layout", "config"},
+}
+
+
+def _check_sharing_fields(
+    strategy: str, merged: dict[str, Any], origin: dict[str, PathKey], sharing_path: PathKey, report: Report
+) -> None:
+    allowed = _FIELDS_BY_STRATEGY[strategy]
+    for alias in merged:
+        if alias == "strategy" or alias in allowed:
+            continue
+        hint = ""
+        if alias == "failRequestsGreaterThanOne" and strategy == "mps":
+            hint = "MPS always refuses requests for more than one replica; remove it"
+        elif strategy == "none":
+            hint = "strategy none gives whole GPUs; pick time-slicing, mps or mig to share"
+        report.error(origin[alias], f"{alias} does not apply to strategy {strategy}", hint, key=True)
+    if strategy in ("time-slicing", "mps") and "replicas" not in merged:
+        report.error(sharing_path, f"{strategy} needs replicas (how many pods share one GPU)", "add replicas: 4")
+    if strategy == "mig" and "layout" not in merged and "config" not in merged:
+        report.error(
+            sharing_path,
+            "mig needs a layout (profile -> count per GPU) or a built-in config name",
+            'e.g. layout: {"3g.20gb": 1, "2g.10gb": 2} or config: all-balanced',
+        )

@@ -1,0 +1,45 @@
+"""``render``: compile every cluster, validate every artifact, serialize to a :class:`Bundle`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .compile import compile_cluster
+from .emit import Bundle, RenderedFile, dump_yaml, header
+from .errors import FleetError, Problem
+from .model import Fleet
+from .validate.artifacts import validate_artifacts
+
+
+def render(fleet: Fleet, clusters: Iterable[str] | None = None) -> Bundle:
+    """Render ``fleet`` (or only the named clusters) to files; raises InternalError on a bad artifact."""
+    selected = _select(fleet, clusters)
+    files: dict[str, RenderedFile] = {}
+    for cluster in selected:
+        artifacts = compile_cluster(cluster)
+        validate_artifacts(cluster, artifacts)
+        for artifact in artifacts:
+            path = f"{cluster.name}/{artifact.path}"
+            body = "".join(
+                dump_yaml(doc) if i == 0 else "---\n" + dump_yaml(doc) for i, doc in enumerate(artifact.documents)
+            )
+            text = header(fleet.source, cluster.name, artifact.notes) + body
+            files[path] = RenderedFile(path, artifact.kind, text, artifact.documents)
+    scope = None if clusters is None else tuple(c.name for c in selected)
+    return Bundle(files, scope)
+
+
+def _select(fleet: Fleet, names: Iterable[str] | None) -> list:  # type: ignore[type-arg]
+    if names is None:
+        return list(fleet.clusters)
+    wanted = list(dict.fromkeys(names))
+    unknown = [n for n in wanted if fleet.cluster(n) is None]
+    if unknown:
+        known = ", ".join(c.name for c in fleet.clusters)
+        raise FleetError(
+            [
+                Problem(fleet.source, 0, 0, "", f"no cluster named {n!r} in the fleet", f"clusters: {known}")
+                for n in unknown
+            ]
+        )
+    return [c for c in fleet.clusters if c.name in wanted]

@@ -1,0 +1,63 @@
+"""Which GPU Operator values and ClusterPolicy keys gpustack-gen may write, per chart version.
+
+The version-gate table: a key path, the chart version it appeared in, and the version from which it
+must no longer be written (removed, or a no-op). Conformance tests hold it against each version's
+``values.yaml`` and ClusterPolicy CRD.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..versions import OperatorVersion, parse_version
+
+
+@dataclass(frozen=True, slots=True)
+class KeyGate:
+    path: str
+    since: str = "v23.9.0"
+    until: str | None = None  # first version where it is not written
+
+    def allows(self, release: OperatorVersion) -> bool:
+        since = parse_version(self.since)
+        until = parse_version(self.until) if self.until else None
+        assert since is not None
+        return release.key >= since and (until is None or release.key < until)
+
+
+_SHARED_KEYS = (
+    KeyGate("cdi.enabled"),
+    KeyGate("cdi.default", until="v25.10.0"),
+    KeyGate("cdi.nriPluginEnabled", since="v26.3.0"),
+    KeyGate("driver.enabled"),
+    KeyGate("driver.version"),
+    KeyGate("toolkit.enabled"),
+    KeyGate("mig.strategy"),
+    KeyGate("devicePlugin.config.name"),
+    KeyGate("devicePlugin.config.default"),
+    KeyGate("migManager.config.name"),
+    KeyGate("migManager.config.default"),
+)
+
+VALUES_KEYS: tuple[KeyGate, ...] = _SHARED_KEYS
+CLUSTERPOLICY_SPEC_KEYS: tuple[KeyGate, ...] = (
+    *_SHARED_KEYS,
+    KeyGate("devicePlugin.mps.root", since="v24.3.0"),
+)
+
+
+def leaf_paths(data: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
+    for key, value in data.items():
+        path = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(value, Mapping) and value:
+            yield from leaf_paths(value, path)
+        else:
+            yield path
+
+
+def disallowed_keys(data: Mapping[str, Any], gates: tuple[KeyGate, ...], release: OperatorVersion) -> list[str]:
+    """Leaf key paths of ``data`` that the pinned chart version does not have (or that are no-ops there)."""
+    allowed = {gate.path for gate in gates if gate.allows(release)}
+    return [path for path in leaf_paths(data) if path not in allowed]

@@ -1,0 +1,106 @@
+"""GPU Operator chart versions gpustack-gen knows, what each ships, and which keys each has.
+
+Facts come from the chart's ``values.yaml`` and ClusterPolicy CRD at each tag and the release notes
+(see the project README for sources). The conformance tests hold this table against the upstream files.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+VersionTuple = tuple[int, int, int]
+
+_VERSION_RE = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)$")
+
+
+def parse_version(text: str) -> VersionTuple | None:
+    """``"v25.3.3"`` or ``"25.3.3"`` -> ``(25, 3, 3)``; None when it is not of that form."""
+    match = _VERSION_RE.match(text.strip())
+    if match is None:
+        return None
+    major, minor, patch = (int(part) for part in match.groups())
+    return (major, minor, patch)
+
+
+def format_version(version: VersionTuple) -> str:
+    return "v{}.{}.{}".format(*version)
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorVersion:
+    """One GPU Operator chart release and the component versions it pins."""
+
+    version: str  # chart version as Helm wants it, with the leading "v"
+    device_plugin: str
+    mig_manager: str
+    verified: bool  # True where the chart's values.yaml and CRD were checked key by key
+
+    @property
+    def key(self) -> VersionTuple:
+        parsed = parse_version(self.version)
+        assert parsed is not None  # the table below is well-formed; a test checks it
+        return parsed
+
+    def at_least(self, version: str) -> bool:
+        parsed = parse_version(version)
+        assert parsed is not None
+        return self.key >= parsed
+
+    # Feature gates, each named after the behaviour it switches.
+    @property
+    def has_mps(self) -> bool:
+        """MPS sharing and the MPS control daemon operand arrived in v24.3.0."""
+        return self.at_least("v24.3.0")
+
+    @property
+    def has_cdi_default(self) -> bool:
+        """``cdi.default`` selects the CDI runtime class up to v25.3.x; from v25.10.0 it is a no-op."""
+        return not self.at_least("v25.10.0")
+
+    @property
+    def cdi_enabled_by_default(self) -> bool:
+        """CDI is on unless disabled from v25.10.0."""
+        return self.at_least("v25.10.0")
+
+    @property
+    def has_nri_plugin(self) -> bool:
+        """``cdi.nriPluginEnabled`` exists from v26.3.0."""
+        return self.at_least("v26.3.0")
+
+    @property
+    def has_default_runtime(self) -> bool:
+        """``operator.defaultRuntime`` was removed from the chart in v25.3.0."""
+        return not self.at_least("v25.3.0")
+
+    @property
+    def dynamic_mig_config(self) -> bool:
+        """From v26.3.0 an empty ``migManager.config.name`` means a per-node generated mig-parted config."""
+        return self.at_least("v26.3.0")
+
+
+OPERATOR_VERSIONS: tuple[OperatorVersion, ...] = (
+    OperatorVersion("v23.9.2", device_plugin="v0.14.5", mig_manager="v0.6.0", verified=True),
+    OperatorVersion("v24.3.0", device_plugin="v0.15.0", mig_manager="v0.7.0", verified=True),
+    OperatorVersion("v24.6.2", device_plugin="v0.16.2", mig_manager="v0.8.0", verified=True),
+    OperatorVersion("v24.9.2", device_plugin="v0.17.0", mig_manager="v0.10.0", verified=True),
+    OperatorVersion("v25.3.0", device_plugin="v0.17.1", mig_manager="v0.12.1", verified=True),
+    OperatorVersion("v25.3.3", device_plugin="v0.17.4", mig_manager="v0.12.3", verified=True),
+    OperatorVersion("v25.3.4", device_plugin="v0.17.4", mig_manager="v0.12.3", verified=False),
+    OperatorVersion("v25.10.1", device_plugin="v0.18.1", mig_manager="v0.13.1", verified=False),
+    OperatorVersion("v26.3.3", device_plugin="v0.19.3", mig_manager="v0.14.2", verified=False),
+    OperatorVersion("v26.7.0", device_plugin="v0.20.0", mig_manager="v0.15.0", verified=True),
+)
+
+NEWEST_OPERATOR: OperatorVersion = OPERATOR_VERSIONS[-1]
+
+_BY_KEY = {v.key: v for v in OPERATOR_VERSIONS}
+
+
+def get_operator_version(text: str) -> OperatorVersion | None:
+    parsed = parse_version(text)
+    return None if parsed is None else _BY_KEY.get(parsed)
+
+
+def operator_version_names() -> tuple[str, ...]:
+    return tuple(v.version for v in OPERATOR_VERSIONS)
