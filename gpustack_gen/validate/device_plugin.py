@@ -79,9 +79,7 @@ MISPLACED_KEYS: Mapping[str, str] = {
     },
 }
 
-_UNKNOWN_KEY_HINT = (
-    "the device plugin silently ignores keys it does not know, so this setting would have no effect"
-)
+_UNKNOWN_KEY_HINT = "the device plugin silently ignores keys it does not know, so this setting would have no effect"
 
 _VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+][0-9A-Za-z.+-]*)?\Z")
 
@@ -205,8 +203,7 @@ def _ignored_keys(config: Mapping[str, Any]) -> list[SchemaFinding]:
                 "resources",
                 "has no effect: the device plugin parses 'resources' and then drops it (custom resource "
                 "naming is disabled upstream)",
-                "remove it; full GPUs are advertised as nvidia.com/gpu and MIG devices according to "
-                "flags.migStrategy",
+                "remove it; full GPUs are advertised as nvidia.com/gpu and MIG devices according to flags.migStrategy",
             )
         )
     for strategy in _STRATEGIES:
@@ -218,8 +215,7 @@ def _ignored_keys(config: Mapping[str, Any]) -> list[SchemaFinding]:
                         format_path([*base, "rename"]),
                         "has no effect: the device plugin resets 'rename' to '' (or to '<name>.shared' "
                         "with renameByDefault)",
-                        f"remove it; set sharing.{strategy}.renameByDefault: true to advertise "
-                        "'<name>.shared' instead",
+                        f"remove it; set sharing.{strategy}.renameByDefault: true to advertise '<name>.shared' instead",
                     )
                 )
             if "devices" in resource and resource["devices"] != "all":
@@ -272,10 +268,8 @@ def _mps_rules(
         out.append(
             SchemaFinding(
                 "flags.mpsRoot",
-                "MPS sharing requires flags.mpsRoot (upstream: using MPS requires --mps-root to be "
-                "specified)",
-                "set flags.mpsRoot: /run/nvidia/mps, or deploy through the GPU Operator, which passes "
-                "MPS_ROOT",
+                "MPS sharing requires flags.mpsRoot (upstream: using MPS requires --mps-root to be specified)",
+                "set flags.mpsRoot: /run/nvidia/mps, or deploy through the GPU Operator, which passes MPS_ROOT",
             )
         )
     forced = (0, 17, 0) <= version < (0, 18, 0)

@@ -330,9 +330,7 @@ def _one(error: Any, misplaced: Mapping[str, str], unknown_key_hint: str) -> lis
     return [SchemaFinding(path, message, hint)]
 
 
-def _translate(
-    errors: Iterable[Any], misplaced: Mapping[str, str], unknown_key_hint: str
-) -> list[SchemaFinding]:
+def _translate(errors: Iterable[Any], misplaced: Mapping[str, str], unknown_key_hint: str) -> list[SchemaFinding]:
     out: list[SchemaFinding] = []
     for error in errors:
         out.extend(_one(error, misplaced, unknown_key_hint))
@@ -363,6 +361,4 @@ def schema_findings(
     unknown_key_hint: str = "",
 ) -> list[SchemaFinding]:
     """Validate ``instance`` with ``validator`` and return the sorted findings ([] when valid)."""
-    return findings_from_errors(
-        validator.iter_errors(instance), misplaced=misplaced, unknown_key_hint=unknown_key_hint
-    )
+    return findings_from_errors(validator.iter_errors(instance), misplaced=misplaced, unknown_key_hint=unknown_key_hint)

@@ -43,8 +43,7 @@ def _profile_findings(parts: list[object], profile: str) -> list[SchemaFinding]:
         return [
             SchemaFinding(
                 path,
-                f"MIG profile {profile!r} has both '+' and '-' attributes (upstream: contains both '+/-' "
-                "attributes)",
+                f"MIG profile {profile!r} has both '+' and '-' attributes (upstream: contains both '+/-' attributes)",
                 "use either +attr[,attr] (require attributes) or -attr[,attr] (exclude them), not both",
             )
         ]

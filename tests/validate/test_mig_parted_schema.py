@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from gpustack_gen.validate import SchemaFinding, check_mig_parted_config
-from gpustack_gen.validate import schema_files
+from gpustack_gen.validate import SchemaFinding, check_mig_parted_config, schema_files
 from gpustack_gen.validate.mig_parted import SCHEMA_NAME
 
 ENTRY = "mig-configs.custom[0]"
@@ -154,12 +153,20 @@ def test_mig_enabled_must_be_a_boolean() -> None:
     assert "expected a boolean" in finding.message
 
 
-def test_top_level_structure() -> None:
+def test_missing_top_level_keys() -> None:
     assert {f.path for f in check_mig_parted_config(load("{}"))} == {"version", "mig-configs"}
-    assert "expected 'v1'" in only(check_mig_parted_config(load("version: v2\nmig-configs: {a: [{devices: all, mig-enabled: false}]}")), "version").message
-    assert "at least 1 entry" in only(check_mig_parted_config(load("version: v1\nmig-configs: {}")), "mig-configs").message
-    empty = check_mig_parted_config(load("version: v1\nmig-configs: {a: []}"))
-    assert "at least 1 item" in only(empty, "mig-configs.a").message
+
+
+def test_version_must_be_v1() -> None:
+    config = load("version: v2\nmig-configs: {a: [{devices: all, mig-enabled: false}]}")
+    assert "expected 'v1'" in only(check_mig_parted_config(config), "version").message
+
+
+def test_mig_configs_must_not_be_empty() -> None:
+    findings = check_mig_parted_config(load("version: v1\nmig-configs: {}"))
+    assert "at least 1 entry" in only(findings, "mig-configs").message
+    findings = check_mig_parted_config(load("version: v1\nmig-configs: {a: []}"))
+    assert "at least 1 item" in only(findings, "mig-configs.a").message
 
 
 def test_config_name_must_be_a_label_value() -> None:
