@@ -97,8 +97,11 @@ class OperatorSettings(_Model):
     namespace: DnsLabel | None = None
     """Namespace of the Operator and of its ConfigMaps (default gpu-operator)."""
     cdi: CdiSettings | None = None
+    """Container Device Interface settings."""
     driver: DriverSettings | None = None
+    """The driver DaemonSet."""
     toolkit: ComponentSettings | None = None
+    """The NVIDIA Container Toolkit DaemonSet."""
 
 
 class SharingPolicy(_Model):
@@ -129,8 +132,11 @@ class Taint(_Model):
     """A taint the pool's nodes carry; workloads on the pool get the matching toleration."""
 
     key: str = Field(min_length=1, max_length=316)
+    """Taint key, e.g. nvidia.com/gpu."""
     value: str | None = Field(default=None, max_length=63)
+    """Taint value; without one the toleration uses operator Exists."""
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+    """Taint effect."""
 
 
 class NodePool(_Model):
@@ -158,6 +164,7 @@ class Workload(_Model):
     name: DnsLabel
     """Workload name, unique per namespace in the cluster."""
     namespace: DnsLabel
+    """Namespace of the workload."""
     pool: DnsLabel
     """Name of the node pool it runs on."""
     gpus: int = Field(default=1, ge=1, le=64)
@@ -180,7 +187,9 @@ class ClusterSettings(_Model):
     container_runtime: Literal["containerd", "cri-o"] | None = None
     """Container runtime of the GPU nodes (default containerd)."""
     mig: MigSettings | None = None
+    """How MIG devices are advertised."""
     operator: OperatorSettings | None = None
+    """GPU Operator chart settings."""
     sharing: dict[str, SharingPolicy] | None = None
     """Sharing policy per GPU model (catalog id), plus `default` for every other model."""
 
@@ -191,17 +200,22 @@ class Cluster(ClusterSettings):
     name: DnsLabel
     """Cluster name, unique in the fleet; also the name of its output folder."""
     node_pools: list[NodePool] = Field(min_length=1)
+    """The cluster's groups of identical GPU nodes."""
     workloads: list[Workload] = Field(default_factory=list)
+    """Services that run on the pools; each gets a values fragment with its GPU resources."""
 
 
 class FleetSpec(_Model):
     """A fleet of Kubernetes clusters with NVIDIA GPUs (gpustack-gen intent file)."""
 
     api_version: Literal["gpustack-gen/v1alpha1"]
+    """Version of the intent format."""
     kind: Literal["Fleet"]
+    """Always Fleet."""
     defaults: ClusterSettings | None = None
     """Deep-merged into every cluster; the cluster's own value wins."""
     clusters: list[Cluster] = Field(min_length=1)
+    """The clusters of the fleet."""
 
 
 def fleet_json_schema() -> dict[str, Any]:

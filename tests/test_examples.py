@@ -1,0 +1,47 @@
+"""The bundled example and its committed output must not drift apart."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from gpustack_gen import load_fleet, render
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples"
+
+
+def test_committed_output_matches_a_fresh_render() -> None:
+    fleet = load_fleet(EXAMPLE / "fleet.yaml", name="examples/fleet.yaml")
+    bundle = render(fleet)
+    if os.environ.get("UPDATE_GOLDEN"):
+        bundle.write(EXAMPLE / "rendered")
+    drift = bundle.drift(EXAMPLE / "rendered")
+    assert drift.clean, f"examples/rendered is out of date (UPDATE_GOLDEN=1 pytest tests/test_examples.py): {drift}"
+    committed = sorted(p.relative_to(EXAMPLE / "rendered").as_posix() for p in (EXAMPLE / "rendered").rglob("*.yaml"))
+    assert committed == sorted(bundle.files)
+
+
+def test_example_tells_the_story() -> None:
+    """prod and stage: T4, CRI-O, Kubernetes 1.29.15, Operator v25.3.3, CDI on and default, 4 and 5 replicas."""
+    fleet = load_fleet(EXAMPLE / "fleet.yaml")
+    replicas = {}
+    for name in ("prod", "stage"):
+        cluster = fleet.cluster(name)
+        assert cluster is not None
+        assert (cluster.kubernetes, cluster.container_runtime) == ("1.29.15", "cri-o")
+        assert cluster.operator.release.version == "v25.3.3"
+        assert (cluster.operator.cdi_enabled, cluster.operator.cdi_default) == (True, True)
+        (pool,) = cluster.pools
+        assert pool.gpu.id == "tesla-t4"
+        assert pool.sharing.strategy == "time-slicing"
+        replicas[name] = pool.sharing.replicas
+    assert replicas == {"prod": 4, "stage": 5}
+    train = fleet.cluster("train")
+    assert train is not None and train.mig_strategy == "mixed"
+    assert {p.gpu.id: p.sharing.strategy for p in train.pools} == {"a100-40gb": "mig", "h100-80gb": "none"}
+    assert all(c.workloads for c in fleet.clusters)
+
+
+def test_inference_api_asks_for_one_gpu() -> None:
+    text = (EXAMPLE / "rendered" / "prod" / "workloads" / "ml.inference-api.yaml").read_text()
+    assert 'nvidia.com/gpu: "1"' in text

@@ -1,0 +1,45 @@
+"""The README's promises: its two set-up commands, the CI command, and the error output it shows."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _first_block() -> list[str]:
+    block = re.search(r"```sh\n(.*?)```", README, re.S)
+    assert block is not None
+    return [line for line in block.group(1).splitlines() if line and not line.startswith("#")]
+
+
+def test_first_screen_has_exactly_two_setup_commands() -> None:
+    assert README.index("```sh") < 1500, "the set-up commands must be on the first screen"
+    commands = _first_block()
+    assert len(commands) == 2
+    assert "gpustack-gen render examples/fleet.yaml" in commands[0]
+    assert "pytest" in commands[1]
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert _first_block()[1] in ci.splitlines()
+
+
+def test_error_example_is_real_output() -> None:
+    shown = re.search(r"\$ gpustack-gen validate fleet.yaml\n(.*?)```", README, re.S)
+    assert shown is not None
+    fleet = ROOT / "tests" / "data" / "readme-errors.yaml"
+    result = subprocess.run(
+        [sys.executable, "-m", "gpustack_gen", "validate", fleet.name],
+        cwd=fleet.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr.replace(fleet.name, "fleet.yaml") == shown.group(1)
