@@ -1,0 +1,136 @@
+from __future__ import annotations
+
+from gpustack_gen.compile import compile_cluster
+from gpustack_gen.compile.artifact import EmbeddedYaml
+from gpustack_gen.compile.capacity import requested_by_pool
+from gpustack_gen.compile.configmaps import mig_parted_config
+from gpustack_gen.compile.nodes import pool_labels
+from gpustack_gen.compile.operator import operator_settings
+from gpustack_gen.compile.plan import plan_cluster
+from gpustack_gen.compile.workloads import workload_values
+
+
+def _artifact(cluster, path):
+    return next(a for a in compile_cluster(cluster) if a.path == path)
+
+
+def test_file_set_without_sharing(make_cluster) -> None:
+    paths = [a.path for a in compile_cluster(make_cluster())]
+    assert paths == ["gpu-operator-values.yaml", "clusterpolicy-patch.yaml", "node-labels.yaml", "capacity.yaml",
+                     "kustomization.yaml", "workloads/ml.w1.yaml"]
+    assert _artifact(make_cluster(), "kustomization.yaml").documents[0]["resources"] == []
+
+
+def test_values_follow_the_pinned_version(make_cluster) -> None:
+    old_cluster = make_cluster(cluster={"operator": {"version": "v25.3.3", "cdi": {"enabled": True, "default": True}}})
+    old = operator_settings(old_cluster, plan_cluster(old_cluster))
+    assert old["cdi"] == {"enabled": True, "default": True}
+    unset = make_cluster(cluster={"operator": {"version": "v24.9.2"}})
+    assert operator_settings(unset, plan_cluster(unset))["cdi"] == {"enabled": False, "default": False}
+    new_cluster = make_cluster(cluster={"operator": {"version": "v26.7.0"}})
+    new = operator_settings(new_cluster, plan_cluster(new_cluster))
+    assert new["cdi"] == {"enabled": True, "nriPluginEnabled": False}
+    assert "default" not in new["cdi"]
+
+
+def test_values_name_the_configmaps_and_the_default_key(make_cluster) -> None:
+    cluster = make_cluster({"sharing": {"strategy": "time-slicing", "replicas": 4}})
+    values = _artifact(cluster, "gpu-operator-values.yaml").documents[0]
+    assert values["devicePlugin"] == {"config": {"name": "gpustack-device-plugin-config", "default": "whole-gpu"}}
+    assert "migManager" not in values
+    patch = _artifact(cluster, "clusterpolicy-patch.yaml").documents[0]
+    assert patch["spec"]["devicePlugin"] == values["devicePlugin"]
+
+
+def test_mps_patch_carries_the_mps_root(make_cluster) -> None:
+    cluster = make_cluster({"sharing": {"strategy": "mps", "replicas": 4}})
+    patch = _artifact(cluster, "clusterpolicy-patch.yaml").documents[0]["spec"]
+    assert patch["devicePlugin"]["mps"] == {"root": "/run/nvidia/mps"}
+    values = _artifact(cluster, "gpu-operator-values.yaml").documents[0]
+    assert "mps" not in values["devicePlugin"]  # the chart never renders it
+
+
+def test_device_plugin_configmap_embeds_configs(make_cluster) -> None:
+    cluster = make_cluster({"sharing": {"strategy": "time-slicing", "replicas": 4}}, {"operator": {"namespace": "gpu"}})
+    (document,) = _artifact(cluster, "device-plugin-config.yaml").documents
+    assert document["metadata"]["namespace"] == "gpu"
+    assert all(isinstance(v, EmbeddedYaml) for v in document["data"].values())
+    assert document["data"]["time-slicing-4"].data["sharing"]["timeSlicing"]["resources"][0]["replicas"] == 4
+    assert _artifact(cluster, "kustomization.yaml").documents[0]["resources"] == ["device-plugin-config.yaml"]
+
+
+def _mig_cluster(make_cluster):
+    return make_cluster(
+        {"gpu": "a100-40gb", "gpusPerNode": 8, "sharing": {"strategy": "mig", "layout": {"3g.20gb": 2}}},
+        {"mig": {"strategy": "mixed"}, "nodePools": [
+            {"name": "p1", "gpu": "a100-40gb", "nodes": 1, "gpusPerNode": 8, "nodeSelector": {"pool": "p1"},
+             "sharing": {"strategy": "mig", "layout": {"3g.20gb": 2}}},
+            {"name": "p2", "gpu": "h100-80gb", "nodes": 1, "gpusPerNode": 8, "nodeSelector": {"pool": "p2"},
+             "sharing": {"strategy": "mig", "config": "all-balanced"}},
+            {"name": "p3", "gpu": "h100-80gb", "nodes": 1, "nodeSelector": {"pool": "p3"}},
+            {"name": "p4", "gpu": "l4", "nodes": 1, "nodeSelector": {"pool": "p4"}},
+        ]},
+        migProfile="3g.20gb",
+    )
+
+
+def test_custom_mig_config_carries_builtins_with_device_filters(make_cluster) -> None:
+    cluster = _mig_cluster(make_cluster)
+    config = mig_parted_config(cluster, plan_cluster(cluster))
+    assert list(config["mig-configs"]) == ["all-disabled", "all-balanced", "custom-3g.20gbx2"]
+    (balanced,) = config["mig-configs"]["all-balanced"]
+    assert "0x233010DE" in balanced["device-filter"]
+    assert balanced["mig-devices"] == {"1g.10gb": 2, "2g.20gb": 1, "3g.40gb": 1}
+    (custom,) = config["mig-configs"]["custom-3g.20gbx2"]
+    assert custom["mig-devices"] == {"3g.20gb": 2} and "0x20B010DE" in custom["device-filter"]
+    values = _artifact(cluster, "gpu-operator-values.yaml").documents[0]
+    assert values["migManager"] == {"config": {"name": "gpustack-mig-parted-config", "default": "all-disabled"}}
+
+
+def test_node_labels_per_pool(make_cluster) -> None:
+    cluster = _mig_cluster(make_cluster)
+    assert pool_labels(cluster, plan_cluster(cluster)) == {
+        "p1": {"nvidia.com/mig.config": "custom-3g.20gbx2"},
+        "p2": {"nvidia.com/mig.config": "all-balanced"},
+        "p3": {"nvidia.com/mig.config": "all-disabled"},
+        "p4": {},
+    }
+    entry = _artifact(cluster, "node-labels.yaml").documents[0]["pools"][0]
+    assert entry["command"] == "kubectl label nodes --selector pool=p1 nvidia.com/mig.config=custom-3g.20gbx2 --overwrite"
+    assert "command" not in _artifact(cluster, "node-labels.yaml").documents[0]["pools"][3]
+
+
+def test_workload_resource_names(make_cluster) -> None:
+    mixed = _mig_cluster(make_cluster)
+    assert workload_values(mixed, mixed.workloads[0])["resources"]["limits"] == {"nvidia.com/mig-3g.20gb": "1"}
+    renamed = make_cluster({"sharing": {"strategy": "time-slicing", "replicas": 2, "renameByDefault": True}})
+    assert workload_values(renamed, renamed.workloads[0])["resources"]["limits"] == {"nvidia.com/gpu.shared": "1"}
+    single = make_cluster({"gpu": "a100-80gb", "sharing": {"strategy": "mig", "config": "all-1g.10gb"}})
+    assert workload_values(single, single.workloads[0])["resources"]["limits"] == {"nvidia.com/gpu": "1"}
+
+
+def test_workload_fragment_scheduling(make_cluster) -> None:
+    cluster = make_cluster({"taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"},
+                                       {"key": "team", "value": "ml", "effect": "NoExecute"}]},
+                           gpus=1, cpu="500m", memory="2Gi")
+    values = workload_values(cluster, cluster.workloads[0])
+    assert values["nodeSelector"] == {"pool": "p1"}
+    assert values["resources"]["requests"] == {"cpu": "500m", "memory": "2Gi"}
+    assert values["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+        {"key": "team", "operator": "Equal", "value": "ml", "effect": "NoExecute"},
+    ]
+
+
+def test_capacity(make_cluster) -> None:
+    cluster = make_cluster({"nodes": 3, "sharing": {"strategy": "time-slicing", "replicas": 4}}, replicas=5)
+    (pool,) = _artifact(cluster, "capacity.yaml").documents[0]["pools"]
+    assert pool["physicalGpus"] == 3
+    assert pool["perNode"] == {"nvidia.com/gpu": 4}
+    assert pool["total"] == {"nvidia.com/gpu": 12}
+    assert pool["requested"] == {"nvidia.com/gpu": 5}
+    assert requested_by_pool(cluster) == {"p1": {"nvidia.com/gpu": 5}}
+    mixed = _mig_cluster(make_cluster)
+    pools = _artifact(mixed, "capacity.yaml").documents[0]["pools"]
+    assert pools[0]["perNode"] == {"nvidia.com/mig-3g.20gb": 16}
+    assert pools[1]["total"] == {"nvidia.com/mig-1g.10gb": 16, "nvidia.com/mig-2g.20gb": 8, "nvidia.com/mig-3g.40gb": 8}
