@@ -32,7 +32,22 @@ _EXPORTS = {
     "render": "rendering",
 }
 
-__all__ = [*sorted(_EXPORTS), "__version__"]
+__all__ = [
+    "Bundle",
+    "Drift",
+    "Fleet",
+    "FleetError",
+    "GpustackError",
+    "InternalError",
+    "OutputError",
+    "Problem",
+    "RenderedFile",
+    "Severity",
+    "WriteSummary",
+    "__version__",
+    "load_fleet",
+    "render",
+]
 
 if TYPE_CHECKING:
     from .emit import Bundle, Drift, RenderedFile, WriteSummary

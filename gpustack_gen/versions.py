@@ -79,6 +79,11 @@ class OperatorVersion:
         return self.at_least("v26.3.0")
 
 
+# verified=True: one folder per version in ../shared/upstream/gpu-operator/, and the conformance tests hold
+# device_plugin / mig_manager against that chart's devicePlugin.version / migManager.version (OS suffix
+# such as -ubi8 or -ubuntu20.04 stripped). The unverified rows have no chart files there; their component
+# versions come from the release notes (v25.10.1: device plugin v0.18.1, MIG Manager 0.13.1) and the
+# release bundle bumps (v26.3.3: device plugin v0.19.3, MIG Manager v0.14.2).
 OPERATOR_VERSIONS: tuple[OperatorVersion, ...] = (
     OperatorVersion("v23.9.2", device_plugin="v0.14.5", mig_manager="v0.6.0", verified=True),
     OperatorVersion("v24.3.0", device_plugin="v0.15.0", mig_manager="v0.7.0", verified=True),

@@ -39,3 +39,11 @@ def test_every_property_has_a_description() -> None:
             if "description" not in body:
                 missing.append(f"{name}.{prop}")
     assert not missing, missing
+
+
+def test_public_api_exports_match_the_lazy_table() -> None:
+    import gpustack_gen
+
+    assert sorted(gpustack_gen.__all__) == sorted([*gpustack_gen._EXPORTS, "__version__"])
+    for name in gpustack_gen.__all__:
+        assert getattr(gpustack_gen, name) is not None
