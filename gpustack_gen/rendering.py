@@ -7,16 +7,19 @@ from collections.abc import Iterable
 from .compile import compile_cluster
 from .emit import Bundle, RenderedFile, dump_yaml, header
 from .errors import FleetError, Problem
-from .model import Fleet
+from .model import Cluster, Fleet
 from .validate.artifacts import validate_artifacts
 
 
-def render(fleet: Fleet, clusters: Iterable[str] | None = None) -> Bundle:
-    """Render ``fleet`` (or only the named clusters) to files; raises InternalError on a bad artifact."""
+def render(fleet: Fleet, clusters: Iterable[str] | None = None, wrap: Iterable[str] = ()) -> Bundle:
+    """Render ``fleet`` (or only the named clusters) to files; raises InternalError on a bad artifact.
+
+    ``wrap`` adds GitOps wrappers (argocd, flux, helmfile) to every cluster, beside those the fleet asks for.
+    """
     selected = _select(fleet, clusters)
     files: dict[str, RenderedFile] = {}
     for cluster in selected:
-        artifacts = compile_cluster(cluster)
+        artifacts = compile_cluster(cluster, tuple(wrap))
         validate_artifacts(cluster, artifacts)
         for artifact in artifacts:
             path = f"{cluster.name}/{artifact.path}"
@@ -29,10 +32,10 @@ def render(fleet: Fleet, clusters: Iterable[str] | None = None) -> Bundle:
     return Bundle(files, scope)
 
 
-def _select(fleet: Fleet, names: Iterable[str] | None) -> list:  # type: ignore[type-arg]
+def _select(fleet: Fleet, names: Iterable[str] | None) -> list[Cluster]:
     if names is None:
         return list(fleet.clusters)
-    wanted = list(dict.fromkeys(names))
+    wanted = list(dict.fromkeys([names] if isinstance(names, str) else names))  # "prod" is one name
     unknown = [n for n in wanted if fleet.cluster(n) is None]
     if unknown:
         known = ", ".join(c.name for c in fleet.clusters)

@@ -8,28 +8,51 @@ from typing import Any
 
 from ..compile.artifact import EmbeddedYaml
 
+_STR_TAG = "tag:yaml.org,2002:str"
+# Characters YAML 1.1 readers treat as line breaks (or a byte-order mark), which a literal block or a
+# plain/single-quoted scalar cannot carry reliably: only double quotes with escapes round-trip them.
+_ODD_CHARACTERS = frozenset("\r\x85\u2028\u2029\ufeff")
+
+
+def needs_escapes(text: str) -> bool:
+    """Whether ``text`` holds a character that only a double-quoted scalar writes back faithfully."""
+    return any(c in _ODD_CHARACTERS or (c != "\n" and not c.isprintable()) for c in text)
+
+
+@cache
+def _resolvers() -> tuple[Any, ...]:
+    from ruamel.yaml.resolver import VersionedResolver
+
+    # Kubernetes tools read YAML 1.1 (sigs.k8s.io/yaml, Helm: `on`, `yes`, `1:30` are not strings
+    # there) and others read YAML 1.2 (`0o17`): a string is plain only when both read it as a string.
+    return VersionedResolver(version=(1, 1)), VersionedResolver(version=(1, 2))
+
+
+def reads_as_string(text: str) -> bool:
+    """Whether ``text`` written as a plain scalar reads back as a string under YAML 1.1 and 1.2."""
+    from ruamel.yaml.nodes import ScalarNode
+
+    return all(r.resolve(ScalarNode, text, (True, False)) == _STR_TAG for r in _resolvers())
+
 
 @cache
 def _dumper() -> Any:
     from ruamel.yaml import YAML
-    from ruamel.yaml.nodes import ScalarNode
     from ruamel.yaml.representer import RoundTripRepresenter
-    from ruamel.yaml.resolver import VersionedResolver
-
-    resolver = VersionedResolver()
-    str_tag = "tag:yaml.org,2002:str"
 
     class Representer(RoundTripRepresenter):
         pass
 
     def represent_str(representer: Any, data: str) -> Any:
+        if needs_escapes(data):
+            return representer.represent_scalar(_STR_TAG, data, style='"')
         if "\n" in data:
-            return representer.represent_scalar(str_tag, data, style="|")
-        # Strings that would read back as another type ("1", "true", "1.29") are double-quoted,
+            return representer.represent_scalar(_STR_TAG, data, style="|")
+        # Strings that would read back as another type ("1", "true", "1.29", "on") are double-quoted,
         # as Kubernetes documentation writes them.
-        if resolver.resolve(ScalarNode, data, (True, False)) != str_tag:
-            return representer.represent_scalar(str_tag, data, style='"')
-        return representer.represent_scalar(str_tag, data)
+        if not reads_as_string(data):
+            return representer.represent_scalar(_STR_TAG, data, style='"')
+        return representer.represent_scalar(_STR_TAG, data)
 
     Representer.add_representer(str, represent_str)
     yaml = YAML(typ="rt")
