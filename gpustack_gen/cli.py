@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -50,25 +51,31 @@ def _handle_errors(command: F) -> F:
             click.echo(f"error: {exc}", err=True)
             sys.exit(EXIT_INVALID)
         except InternalError as exc:
+            if debug:
+                traceback.print_exc()
             click.echo(
-                f"internal error: generated {exc} (gpustack-gen {__version__}); nothing was written. "
-                "This is a bug: please report it.",
+                f"internal error: generated {_one_line(str(exc))} (gpustack-gen {__version__}); "
+                "nothing was written. This is a bug: please report this, with the output of --debug.",
                 err=True,
             )
             sys.exit(EXIT_INTERNAL)
-        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit):
             raise
         except Exception as exc:
             if debug:
-                raise
+                traceback.print_exc()
             click.echo(
-                f"internal error: {type(exc).__name__}: {exc} (gpustack-gen {__version__}). "
-                "This is a bug: please report it, with the output of --debug.",
+                f"internal error: {type(exc).__name__}: {_one_line(str(exc))} (gpustack-gen {__version__}). "
+                "This is a bug: please report this, with the output of --debug.",
                 err=True,
             )
             sys.exit(EXIT_INTERNAL)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()) or "(no message)"
 
 
 def _load(path: str) -> Fleet:
@@ -107,12 +114,19 @@ def validate(fleet: str) -> None:
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder.")
 @click.option("--cluster", "clusters", multiple=True, help="Render only this cluster (repeatable).")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 and list what differs when OUT is not up to date.")
+@click.option(
+    "--wrap",
+    "wrap",
+    multiple=True,
+    type=click.Choice(["argocd", "flux", "helmfile"]),
+    help="Also write this GitOps wrapper for every cluster (repeatable; adds to the fleet's delivery.wrap).",
+)
 @_handle_errors
-def render(fleet: str, out_dir: str, clusters: tuple[str, ...], check: bool) -> None:
+def render(fleet: str, out_dir: str, clusters: tuple[str, ...], check: bool, wrap: tuple[str, ...]) -> None:
     """Render FLEET into OUT/<cluster>/ atomically."""
     from .rendering import render as render_fleet
 
-    bundle = render_fleet(_load(fleet), clusters or None)
+    bundle = render_fleet(_load(fleet), clusters or None, wrap=wrap)
     if check:
         drift = bundle.drift(out_dir)
         if drift.clean:
@@ -123,21 +137,64 @@ def render(fleet: str, out_dir: str, clusters: tuple[str, ...], check: bool) -> 
                 click.echo(f"{label}: {Path(out_dir) / path}")
         click.echo(f"{out_dir} is not up to date: run gpustack-gen render {fleet} --out {out_dir}", err=True)
         sys.exit(EXIT_DIFFERS)
-    summary = bundle.write(out_dir)
+    summary = bundle.write(
+        out_dir,
+        on_wait=lambda: click.echo(f"waiting for another gpustack-gen render into {out_dir} to finish...", err=True),
+    )
     click.echo(
         f"{out_dir}: {len(summary.written)} written, {len(summary.unchanged)} unchanged, {len(summary.removed)} removed"
     )
 
 
 @main.command()
-def schema() -> None:
-    """Print the fleet file's JSON Schema (also in schemas/fleet.schema.json)."""
-    from .model.intent import fleet_json_schema
+@_handle_errors
+@click.option(
+    "--kind",
+    type=click.Choice(
+        ["fleet", "device-plugin-config", "mig-parted-config", "gpu-operator-values", "clusterpolicy-spec"]
+    ),
+    default="fleet",
+    show_default=True,
+    help="Which schema to print.",
+)
+@click.option(
+    "--operator-version",
+    default=None,
+    help="GPU Operator version for gpu-operator-values and clusterpolicy-spec (default: newest known).",
+)
+def schema(kind: str, operator_version: str | None) -> None:
+    """Print a JSON Schema: the fleet file's (schemas/fleet.schema.json) or an artifact kind's.
 
-    click.echo(json.dumps(fleet_json_schema(), indent=2, sort_keys=False))
+    gpu-operator-values and clusterpolicy-spec are generated for one GPU Operator version from the
+    version-gate table; the others are the files in schemas/.
+    """
+    if kind == "fleet" or kind in {"device-plugin-config", "mig-parted-config"}:
+        if operator_version is not None:
+            raise click.UsageError(
+                f"--operator-version applies to gpu-operator-values and clusterpolicy-spec, not {kind}"
+            )
+        if kind == "fleet":
+            from .model.intent import fleet_json_schema
+
+            click.echo(json.dumps(fleet_json_schema(), indent=2, sort_keys=False))
+            return
+        from .validate.schema_files import load_schema
+
+        click.echo(json.dumps(load_schema(f"{kind}.schema.json"), indent=2, sort_keys=False))
+        return
+    from .validate.operator_schema import operator_schema
+    from .versions import NEWEST_OPERATOR, get_operator_version, operator_version_names
+
+    release = NEWEST_OPERATOR if operator_version is None else get_operator_version(operator_version)
+    if release is None:
+        raise click.UsageError(
+            f"unknown GPU Operator version {operator_version!r}; known: {', '.join(operator_version_names())}"
+        )
+    click.echo(json.dumps(operator_schema(kind, release.version), indent=2, sort_keys=False))
 
 
 @main.command()
+@_handle_errors
 def versions() -> None:
     """List the GPU Operator versions gpustack-gen knows and what each ships."""
     from .versions import OPERATOR_VERSIONS
@@ -179,3 +236,247 @@ def gpus(gpu: str | None) -> None:
             f"max {profile.max_instances}  {profile.resource_name}"
         )
     click.echo(f"built-in configs: {', '.join(builtin_mig_config_names(found))}")
+
+
+@main.command()
+@click.argument("sides", nargs=-1, required=True, metavar="OLD [NEW]")
+@click.option("--base", "base_ref", metavar="REF", help="Compare FLEET as committed at git REF with the working file.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "markdown", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="text (coloured on a terminal), markdown (a PR comment), json (stable), github (annotations).",
+)
+@click.option("--exit-code", is_flag=True, help="Exit 1 when anything differs, 0 when nothing does.")
+@_handle_errors
+def diff(sides: tuple[str, ...], base_ref: str | None, output_format: str, exit_code: bool) -> None:
+    """Show what changes from OLD to NEW: artifacts, capacity per pool, and what the rollout disrupts.
+
+    OLD and NEW are fleet files or rendered folders (capacity and impact need fleet files).
+
+    \b
+    gpustack-gen diff old/fleet.yaml fleet.yaml
+    gpustack-gen diff --base origin/main fleet.yaml --format markdown
+    """
+    import os
+
+    from .diff import DiffInputError, Side, diff_sides, fleet_at_ref, read_side
+    from .diff.report import render_github, render_json, render_markdown, render_text
+
+    try:
+        if base_ref is not None:
+            if len(sides) != 1:
+                raise click.UsageError("with --base REF, give one FLEET file")
+            if not Path(sides[0]).is_file():
+                raise DiffInputError(f"{sides[0]}: no such fleet file")
+            old = fleet_at_ref(base_ref, sides[0])
+            new = Side.of_fleet(_load(sides[0]), sides[0], sides[0])
+        else:
+            if len(sides) != 2:
+                raise click.UsageError("give OLD and NEW, or --base REF FLEET")
+            old = read_side(sides[0])  # its warnings are the past's; only NEW's are printed
+            new = read_side(sides[1], _load)
+        result = diff_sides(old, new)
+    except DiffInputError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_INVALID)
+    if output_format == "json":
+        click.echo(render_json(result), nl=False)
+    elif output_format == "markdown":
+        click.echo(render_markdown(result), nl=False)
+    elif output_format == "github":
+        click.echo(render_github(result, new.path), nl=False)
+    else:
+        click.echo(render_text(result, color="NO_COLOR" not in os.environ), nl=False)
+    if exit_code and not result.empty:
+        sys.exit(EXIT_DIFFERS)
+
+
+@main.command()
+@click.option("--cluster", default="gpu-cluster", show_default=True, help="Name of the cluster (a DNS label).")
+@click.option(
+    "--gpu", "gpus", multiple=True, help="GPU model of a node pool, catalog id or product label (repeatable)."
+)
+@click.option("--operator-version", help="GPU Operator chart version (default: the newest known).")
+@click.option("--schema", "schema_ref", help="Schema reference for the yaml-language-server modeline.")
+@click.option("--out", "out_path", default="fleet.yaml", show_default=True, help="File to write; - prints it.")
+@click.option("--force", is_flag=True, help="Overwrite OUT if it exists.")
+@_handle_errors
+def init(
+    cluster: str,
+    gpus: tuple[str, ...],
+    operator_version: str | None,
+    schema_ref: str | None,
+    out_path: str,
+    force: bool,
+) -> None:
+    """Write a commented starter fleet file, one node pool per --gpu."""
+    from .init import InitError, init_fleet_text, write_new_file
+
+    name = "fleet.yaml" if out_path == "-" else Path(out_path).name
+    try:
+        text = init_fleet_text(cluster, gpus, operator_version, schema=schema_ref, out_name=name)
+    except InitError as exc:
+        raise click.BadParameter(str(exc), param_hint=exc.option) from None
+    if out_path == "-":
+        click.echo(text, nl=False)
+        return
+    write_new_file(Path(out_path), text, force=force)
+    click.echo(f"{out_path}: written; check it with gpustack-gen validate {out_path}")
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=True))
+@click.option(
+    "--operator-version",
+    default=None,
+    help="GPU Operator version to check against (default: newest known); sets the device-plugin version too.",
+)
+@click.option(
+    "--namespace",
+    default="gpu-operator",
+    show_default=True,
+    help="Namespace the GPU Operator runs in: ConfigMaps must be there.",
+)
+@click.option(
+    "--kubernetes-version",
+    default=None,
+    help="Kubernetes version for ConfigMap and pod-spec checks, such as 1.29 (default: newest schema).",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="text: file:line:col lines; json: one object; github: workflow annotations.",
+)
+@_handle_errors
+def lint(
+    files: tuple[str, ...],
+    operator_version: str | None,
+    namespace: str,
+    kubernetes_version: str | None,
+    output_format: str,
+) -> None:
+    """Check hand-written device-plugin / mig-parted configs, ConfigMaps, ClusterPolicies and values files.
+
+    Exit 0: no errors (warnings allowed); 1: errors found; 2: a file could not be read or parsed.
+    """
+    from .lint import default_options, format_report, lint_files
+    from .versions import get_operator_version, operator_version_names
+
+    release = None
+    if operator_version is not None:
+        release = get_operator_version(operator_version)
+        if release is None:
+            raise click.UsageError(
+                f"unknown GPU Operator version {operator_version!r}; known: {', '.join(operator_version_names())}"
+            )
+    if kubernetes_version is not None:
+        from .validate.kubernetes import parse_minor
+
+        try:
+            parse_minor(kubernetes_version)
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+    report = lint_files(files, default_options(release, namespace, kubernetes_version))
+    click.echo(format_report(report, output_format), nl=False)
+    sys.exit(report.exit_code)
+
+
+@main.command("import")
+@click.option("--cluster", "cluster_name", required=True, help="Name of the cluster in the fleet file.")
+@click.option("--values", "values_file", type=click.Path(dir_okay=False), help="GPU Operator Helm values file.")
+@click.option(
+    "--configmap",
+    "configmap_files",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Device-plugin or mig-parted ConfigMaps (repeatable; multi-document files and Lists welcome).",
+)
+@click.option(
+    "--clusterpolicy",
+    "clusterpolicy_file",
+    type=click.Path(dir_okay=False),
+    help="Output of kubectl get clusterpolicy cluster-policy -o yaml.",
+)
+@click.option("--nodes", "nodes_file", type=click.Path(dir_okay=False), help="Output of kubectl get nodes -o yaml.")
+@click.option("--kubernetes", help="Kubernetes version, when the nodes do not tell it (e.g. 1.29.15).")
+@click.option("--operator-version", help="GPU Operator chart version, when the inputs do not tell it (e.g. v25.3.3).")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write the fleet file here (default: stdout).")
+@click.option(
+    "--check-roundtrip",
+    is_flag=True,
+    help="Render the imported fleet and compare it with the inputs; exit 1 when something the model owns would change.",
+)
+@_handle_errors
+def import_command(
+    cluster_name: str,
+    values_file: str | None,
+    configmap_files: tuple[str, ...],
+    clusterpolicy_file: str | None,
+    nodes_file: str | None,
+    kubernetes: str | None,
+    operator_version: str | None,
+    out_file: str | None,
+    check_roundtrip: bool,
+) -> None:
+    """Turn a cluster's GPU Operator values, ConfigMaps, ClusterPolicy and nodes into a fleet file.
+
+    \b
+    kubectl get nodes -o yaml > nodes.yaml
+    kubectl get configmap -n gpu-operator time-slicing-config -o yaml > configmaps.yaml
+    gpustack-gen import --cluster prod --values values.yaml --configmap configmaps.yaml \\
+        --nodes nodes.yaml --out fleet.yaml --check-roundtrip
+    """
+    import os
+    import tempfile
+
+    from .errors import OutputError
+    from .importer import check_roundtrip as roundtrip
+    from .importer import import_cluster
+
+    def path(text: str | None) -> Path | None:
+        return None if text is None else Path(text)
+
+    result = import_cluster(
+        cluster_name,
+        values=path(values_file),
+        configmaps=[Path(p) for p in configmap_files],
+        clusterpolicy=path(clusterpolicy_file),
+        nodes=path(nodes_file),
+        kubernetes=kubernetes,
+        operator_version=operator_version,
+    )
+    for todo in result.todos:
+        click.echo(f"warning: TODO: {todo}", err=True)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if out_file is None:
+        click.echo(result.fleet_text, nl=False)
+    else:
+        target = Path(out_file)
+        try:
+            handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else ".")
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(result.fleet_text)
+            os.replace(temp, target)
+        except OSError as exc:
+            raise OutputError(f"cannot write {out_file}: {exc.strerror or exc}") from None
+        pools, todos = len(result.plan.pools), len(result.todos)
+        summary = f"{out_file}: {pools} pool{'s' if pools != 1 else ''}, {todos} TODO{'s' if todos != 1 else ''}"
+        click.echo(summary, err=True)
+    if not check_roundtrip:
+        return
+    report = roundtrip(result)
+    for line in report.expected:
+        click.echo(f"expected rename: {line}", err=True)
+    for line in report.differences:
+        click.echo(f"would change: {line}", err=True)
+    if report.differences:
+        click.echo(f"round trip: {len(report.differences)} differences in what the fleet model owns", err=True)
+        sys.exit(EXIT_DIFFERS)
+    click.echo("round trip: rendering the imported fleet changes nothing the fleet model owns", err=True)

@@ -63,7 +63,11 @@ class FleetError(GpustackError):
     """The fleet intent is invalid; carries every problem found (errors first, in file order)."""
 
     def __init__(self, problems: Iterable[Problem]) -> None:
-        self.problems: tuple[Problem, ...] = tuple(sorted(problems))
+        ordered = sorted(problems)
+        self.problems: tuple[Problem, ...] = tuple(
+            [p for p in ordered if p.severity is Severity.ERROR]
+            + [p for p in ordered if p.severity is not Severity.ERROR]
+        )
         errors = [p for p in self.problems if p.severity is Severity.ERROR]
         first = errors[0].format() if errors else "invalid fleet"
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""

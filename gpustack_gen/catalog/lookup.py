@@ -85,7 +85,5 @@ def suggest_profiles(gpu: GpuModel, name: str, limit: int = 3) -> list[str]:
             for form in (profile.name, profile.name.replace("+", "."))
         )
         if same_compute or ratio >= 0.6:
-            ranked.append(
-                (not same_compute, profile.has_media_extensions != wants_media, -ratio, profile.name)
-            )
+            ranked.append((not same_compute, profile.has_media_extensions != wants_media, -ratio, profile.name))
     return [profile_name for *_, profile_name in sorted(ranked)[:limit]]

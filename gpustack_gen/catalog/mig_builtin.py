@@ -74,9 +74,7 @@ def builtin_mig_config(gpu: GpuModel, name: str) -> MigConfigEntry | None:
     if name == ALL_ENABLED:
         return MigConfigEntry(mig_enabled=True, mig_devices=())
     if name == ALL_BALANCED:
-        return MigConfigEntry(
-            mig_enabled=True, mig_devices=gpu.all_balanced, device_filter=gpu.pci_device_ids
-        )
+        return MigConfigEntry(mig_enabled=True, mig_devices=gpu.all_balanced, device_filter=gpu.pci_device_ids)
     for profile in gpu.profiles:
         if config_name(profile.name) != name:
             continue

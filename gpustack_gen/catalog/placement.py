@@ -82,8 +82,7 @@ def _unknown_reason(gpu: GpuModel, unknown: list[str]) -> str:
         parts.append(f"{name} (did you mean {' or '.join(hints)}?)" if hints else name)
     plural = "s" if len(unknown) > 1 else ""
     return (
-        f"{gpu.name} has no MIG profile{plural} {', '.join(parts)}; "
-        f"its profiles are {', '.join(gpu.profile_names())}"
+        f"{gpu.name} has no MIG profile{plural} {', '.join(parts)}; its profiles are {', '.join(gpu.profile_names())}"
     )
 
 
@@ -194,6 +193,5 @@ def _short_names(names: Iterable[str]) -> dict[str, str]:
     unique = sorted(set(names))
     prefixes = [name.split(".", 1)[0] for name in unique]
     return {
-        name: prefix if prefixes.count(prefix) == 1 else name
-        for name, prefix in zip(unique, prefixes, strict=True)
+        name: prefix if prefixes.count(prefix) == 1 else name for name, prefix in zip(unique, prefixes, strict=True)
     }

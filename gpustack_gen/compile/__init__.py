@@ -6,6 +6,7 @@ from ..model.fleet import Cluster
 from .artifact import Artifact, EmbeddedYaml
 from .capacity import capacity
 from .configmaps import device_plugin_configmap, mig_parted_configmap
+from .gitops import KUBERNETES_KINDS, delivery_artifacts, wrap_targets, wrapped_kustomization
 from .kustomization import kustomization
 from .nodes import node_labels
 from .operator import clusterpolicy_patch, helm_values
@@ -15,19 +16,30 @@ from .workloads import workload_fragment
 __all__ = ["Artifact", "EmbeddedYaml", "compile_cluster"]
 
 
-def compile_cluster(cluster: Cluster) -> list[Artifact]:
-    """Every artifact of one cluster, in the order they are written and listed."""
+def compile_cluster(cluster: Cluster, wrap: tuple[str, ...] = ()) -> list[Artifact]:
+    """Every artifact of one cluster, in the order they are written and listed.
+
+    ``wrap`` adds GitOps wrappers (argocd, flux, helmfile) to those the fleet file asks for.
+    """
     plan = plan_cluster(cluster)
     objects = [
         a for a in (device_plugin_configmap(cluster, plan), mig_parted_configmap(cluster, plan)) if a is not None
     ]
+    targets = wrap_targets(cluster, wrap)
+    wrappers = delivery_artifacts(cluster, plan, targets, objects)
+    listed = (
+        [a for a in wrappers if a.kind == "namespace"]
+        + objects
+        + [a for a in wrappers if a.kind in KUBERNETES_KINDS and a.kind != "namespace"]
+    )
     artifacts = [
         helm_values(cluster, plan),
         clusterpolicy_patch(cluster, plan),
         *objects,
         node_labels(cluster, plan),
         capacity(cluster),
-        kustomization(objects),
+        wrapped_kustomization(kustomization(listed), targets),
+        *wrappers,
     ]
     artifacts += [workload_fragment(cluster, w) for w in sorted(cluster.workloads, key=lambda w: w.file_stem)]
     return artifacts

@@ -18,10 +18,14 @@ MAX_TIME_SLICING_REPLICAS = 128  # each replica is a device the kubelet tracks; 
 
 def check_cluster(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
     _check_unique_pools(cluster, origin, report)
+    broken: set[str] = set()
     for pool in cluster.pools:
         pool_origin = origin.pools[pool.name]
+        before = report.error_count()
         _check_pool_sharing(cluster, pool, pool_origin, report)
-    _check_workloads(cluster, origin, report)
+        if report.error_count() > before or (pool.sharing.strategy == "mig" and not pool.mig_devices()):
+            broken.add(pool.name)
+    _check_workloads(cluster, origin, report, broken)
 
 
 def _check_unique_pools(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
@@ -91,6 +95,8 @@ def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report
     if sharing.mig_config is not None:
         _check_builtin_config(cluster, pool, origin, report)
         return
+    if not sharing.mig_layout:
+        return  # "mig needs a layout or a config" was reported while resolving
     layout = dict(sharing.mig_layout)
     layout_path = origin.sharing.get("layout", origin.sharing_path)
     unknown = [name for name in layout if gpu.profile(name) is None]
@@ -159,7 +165,8 @@ def _check_builtin_config(cluster: Cluster, pool: Pool, origin: PoolOrigin, repo
         )
 
 
-def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report, broken: set[str]) -> None:
+    """Workload names, pools, profiles and capacity; workloads on pools already in error are not checked further."""
     seen: set[tuple[str, str]] = set()
     asked: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
     pool_names = [p.name for p in cluster.pools]
@@ -174,11 +181,13 @@ def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report) ->
             )
             continue
         seen.add(key)
+        if workload.pool in broken or workload.pool in origin.unresolved_pools:
+            continue  # the pool's own error comes first; what it can offer is unknown
         pool = cluster.pool(workload.pool)
         if pool is None:
             import difflib
 
-            close = difflib.get_close_matches(workload.pool, pool_names, n=1)
+            close = difflib.get_close_matches(workload.pool, pool_names, n=1, cutoff=0.6)
             report.error(
                 (*path, "pool"),
                 f"no pool named {workload.pool!r} in cluster {cluster.name!r}",
@@ -219,7 +228,9 @@ def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report) ->
             report.error(
                 (*origin.pools[pool_name].path, "nodes"),
                 f"workloads ask for {wanted} {resource} ({who}) but pool {pool_name!r} has {total}",
-                "add nodes or GPUs, raise replicas, or lower the workloads' replicas",
+                "add nodes, raise the pool's sharing replicas, or lower the workloads' replicas"
+                if pool.sharing.is_shared
+                else "add nodes or GPUs per node, or lower the workloads' gpus or replicas",
             )
 
 
@@ -242,7 +253,7 @@ def _check_workload_profile(
     if profile not in devices:
         report.error(
             (*path, "migProfile"),
-            f"MIG profile {profile!r} is not in pool {pool.name!r}'s layout",
+            f"pool {pool.name!r} has no MIG profile {profile!r} in its layout",
             f"the pool offers {', '.join(devices)}",
         )
         return False

@@ -129,6 +129,37 @@ class OperatorConfig:
     toolkit_enabled: bool
 
 
+WRAP_TARGETS = ("argocd", "flux", "helmfile")
+ARGOCD_IN_CLUSTER = "https://kubernetes.default.svc"
+
+
+@dataclass(frozen=True, slots=True)
+class ArgoCdDelivery:
+    project: str = "default"
+    namespace: str = "argocd"  # of the Application object
+    server: str | None = ARGOCD_IN_CLUSTER  # exactly one of server and name is set
+    name: str | None = None
+    automated: bool = False
+    prune: bool = False
+    self_heal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FluxDelivery:
+    namespace: str = "flux-system"
+    interval: str = "1h"
+    source: str = "helm"  # helm | oci
+    url: str | None = None  # None: NVIDIA's Helm repository (source helm only)
+    release_name: str = "gpu-operator"
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    wrap: tuple[str, ...] = ()  # a subset of WRAP_TARGETS, in that order
+    argocd: ArgoCdDelivery = ArgoCdDelivery()
+    flux: FluxDelivery = FluxDelivery()
+
+
 @dataclass(frozen=True, slots=True)
 class Cluster:
     name: str
@@ -138,6 +169,7 @@ class Cluster:
     operator: OperatorConfig
     pools: tuple[Pool, ...]
     workloads: tuple[Workload, ...]
+    delivery: Delivery = Delivery()
 
     def pool(self, name: str) -> Pool | None:
         return next((p for p in self.pools if p.name == name), None)

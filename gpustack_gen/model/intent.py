@@ -7,16 +7,19 @@ unknown keys are refused. Cross-field rules (sharing resolution, MIG geometry, c
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from .names import (
     DNS1123_LABEL,
+    DNS1123_SUBDOMAIN,
     KUBERNETES_VERSION,
     QUANTITY,
+    dns_label_hint,
     explain_dns_label,
     explain_label_key,
     explain_label_value,
@@ -28,7 +31,8 @@ API_VERSION = "gpustack-gen/v1alpha1"
 def _dns_label(value: str) -> str:
     problem = explain_dns_label(value)
     if problem:
-        raise PydanticCustomError("dns_label", problem)
+        # The message goes through a placeholder: a name may contain '{' and '}'.
+        raise PydanticCustomError("dns_label", "{problem}", {"problem": problem, "hint": dns_label_hint(value)})
     return value
 
 
@@ -36,7 +40,11 @@ def _node_selector(value: dict[str, str]) -> dict[str, str]:
     for key, label_value in value.items():
         problem = explain_label_key(key) or explain_label_value(label_value)
         if problem:
-            raise PydanticCustomError("label", "{problem}", {"problem": problem})
+            raise PydanticCustomError(
+                "label",
+                "{problem}",
+                {"problem": problem, "hint": "e.g. node.kubernetes.io/instance-type: gpu-t4", "key": key},
+            )
     return value
 
 
@@ -46,8 +54,37 @@ DnsLabel = Annotated[
     Field(json_schema_extra={"pattern": DNS1123_LABEL, "maxLength": 63}),
 ]
 NodeSelector = Annotated[dict[str, str], AfterValidator(_node_selector)]
+_QUANTITY_RE = re.compile(QUANTITY)
+_QUANTITY_HINT = 'a Kubernetes quantity: an integer, or a quoted string such as "300m", "1.5" or "4Gi"'
+
+
+def _quantity_type(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        shown = str(value).lower() if isinstance(value, bool) else repr(value)
+        quoted = f'quote it: "{value}"' if isinstance(value, float) else _QUANTITY_HINT
+        raise PydanticCustomError(
+            "quantity", "{problem}", {"problem": f"expected a Kubernetes quantity, got {shown}", "hint": quoted}
+        )
+    return value
+
+
+def _quantity_syntax(value: int | str) -> int | str:
+    if isinstance(value, int) and value < 0:
+        problem = f"a resource request cannot be negative, got {value}"
+    elif isinstance(value, str) and not _QUANTITY_RE.match(value):
+        problem = f"{value!r} is not a Kubernetes quantity"
+    else:
+        return value
+    hint = "use m for millicores (300m) and Ki, Mi, Gi for bytes (4Gi)"
+    if isinstance(value, str) and value.upper().endswith(("KB", "MB", "GB", "TB")):
+        hint = f"Kubernetes writes gigabytes as G and gibibytes as Gi: {value[:-1]} or {value[:-2]}{value[-2]}i"
+    raise PydanticCustomError("quantity", "{problem}", {"problem": problem, "hint": hint})
+
+
 Quantity = Annotated[
     int | str,
+    BeforeValidator(_quantity_type),
+    AfterValidator(_quantity_syntax),
     Field(json_schema_extra={"pattern": QUANTITY}),
 ]
 StrategyName = Literal["none", "time-slicing", "mps", "mig"]
@@ -179,6 +216,76 @@ class Workload(_Model):
     """Memory request as a Kubernetes quantity, e.g. 3Gi."""
 
 
+WrapTarget = Literal["argocd", "flux", "helmfile"]
+FLUX_DURATION = r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$"
+
+
+class ArgoCdDestination(_Model):
+    """The cluster Argo CD installs the chart into: `server` or `name`, not both."""
+
+    server: str | None = Field(default=None, min_length=1, pattern=r"^https?://\S+$")
+    """API server URL of the cluster as Argo CD knows it. Default: https://kubernetes.default.svc (the cluster Argo CD runs in)."""
+    name: str | None = Field(default=None, min_length=1, max_length=253)
+    """Name of the cluster as registered in Argo CD, instead of `server` (one Argo CD for the whole fleet)."""
+
+
+class ArgoCdAutomated(_Model):
+    """Automated sync: Argo CD syncs whenever the desired state changes."""
+
+    enabled: bool | None = None
+    """Sync automatically (default true once `automated` is given; false turns off a fleet default)."""
+    prune: bool | None = None
+    """Delete resources that are no longer rendered by the chart (default false)."""
+    self_heal: bool | None = None
+    """Revert changes made in the cluster outside Git (default false)."""
+
+
+class ArgoCdSyncPolicy(_Model):
+    """The Application's sync policy (CreateNamespace and ServerSideApply are always set)."""
+
+    automated: ArgoCdAutomated | None = None
+    """Automated sync. Default: none, Argo CD waits for a manual sync."""
+
+
+class ArgoCdSettings(_Model):
+    """The Argo CD Application written by `--wrap argocd` (`argocd-application.yaml`)."""
+
+    project: str | None = Field(default=None, min_length=1, max_length=253, pattern=DNS1123_SUBDOMAIN)
+    """Argo CD project of the Application (default "default")."""
+    destination: ArgoCdDestination | None = None
+    """Target cluster; a cluster's destination replaces the fleet default as a whole."""
+    namespace: DnsLabel | None = None
+    """Namespace of the Application object, where Argo CD watches for Applications (default argocd)."""
+    sync_policy: ArgoCdSyncPolicy | None = None
+    """Sync policy."""
+
+
+class FluxSettings(_Model):
+    """The Flux source and HelmRelease written by `--wrap flux` (`flux-helmrelease.yaml`)."""
+
+    namespace: DnsLabel | None = None
+    """Namespace of the HelmRelease and its source (default flux-system)."""
+    interval: str | None = Field(default=None, pattern=FLUX_DURATION)
+    """How often Flux reconciles the release and fetches the source, as a Go duration (default 1h)."""
+    source: Literal["helm", "oci"] | None = None
+    """helm (a HelmRepository, default) or oci (an OCIRepository; needs `url`: NVIDIA documents no OCI location)."""
+    url: str | None = Field(default=None, pattern=r"^(https?|oci)://\S+$")
+    """Chart source. helm: the Helm repository (default https://helm.ngc.nvidia.com/nvidia); oci: the oci:// repository of the gpu-operator chart in your mirror."""
+    release_name: str | None = Field(default=None, max_length=53, pattern=DNS1123_LABEL)
+    """Helm release name (default gpu-operator, as in the helm command of gpu-operator-values.yaml)."""
+
+
+class DeliverySettings(_Model):
+    """GitOps delivery objects written beside the values, pinned to the same chart version."""
+
+    wrap: list[WrapTarget] | None = None
+    """Wrappers to write: argocd, flux, helmfile (default none; `render --wrap` adds to them). A cluster's list replaces the fleet default."""
+    argocd: ArgoCdSettings | None = None
+    """Argo CD Application settings."""
+    flux: FluxSettings | None = None
+    """Flux HelmRelease settings."""
+
+
 class ClusterSettings(_Model):
     """Settings a cluster can take from the fleet defaults."""
 
@@ -192,6 +299,8 @@ class ClusterSettings(_Model):
     """GPU Operator chart settings."""
     sharing: dict[str, SharingPolicy] | None = None
     """Sharing policy per GPU model (catalog id), plus `default` for every other model."""
+    delivery: DeliverySettings | None = None
+    """GitOps delivery: Argo CD, Flux and helmfile wrappers around the chart and its values."""
 
 
 class Cluster(ClusterSettings):

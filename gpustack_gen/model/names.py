@@ -19,31 +19,64 @@ _LABEL_NAME_RE = re.compile(LABEL_NAME)
 _LABEL_VALUE_RE = re.compile(LABEL_VALUE)
 
 
+DNS_LABEL_RULE = "lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters"
+
+
 def explain_dns_label(value: str) -> str | None:
     """None when ``value`` is a DNS-1123 label, else why not (the most specific reason first)."""
     if _LABEL_RE.match(value) and len(value) <= 63:
         return None
-    return (
-        "must be a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters): "
-        + _name_flaw(value, 63)
-    )
+    return f"{value!r} is not a valid name: {_name_flaw(value, 63)}"
+
+
+def dns_label_hint(value: str) -> str:
+    """What a name may hold, with a corrected spelling of ``value`` when one is obvious."""
+    suggestion = suggest_dns_label(value)
+    return f"use {DNS_LABEL_RULE}" + (f", e.g. {suggestion!r}" if suggestion and suggestion != value else "")
+
+
+def suggest_dns_label(value: str) -> str:
+    """``value`` folded into a DNS-1123 label: look-alike letters to ASCII, lowercase, other runs to '-'."""
+    chars = []
+    for char in value:
+        if ord(char) > 127:
+            char = _ascii_look_alike(char) or "-"
+        chars.append(char.lower())
+    folded = re.sub(r"[^a-z0-9]+", "-", "".join(chars)).strip("-")
+    return folded[:63].rstrip("-")
+
+
+def _ascii_look_alike(char: str) -> str:
+    """The Latin letter a Cyrillic or Greek letter is named after (U+0430 CYRILLIC SMALL LETTER A -> 'a'), else ''."""
+    folded = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode()
+    if folded:
+        return folded
+    name = unicodedata.name(char, "")
+    if name.startswith(("CYRILLIC", "GREEK")) and " LETTER " in name:
+        letter = name.rsplit(" ", 1)[-1]
+        latin = {"ALPHA": "a", "BETA": "b", "EPSILON": "e", "IOTA": "i", "KAPPA": "k", "OMICRON": "o", "TAU": "t"}
+        found = letter if len(letter) == 1 else latin.get(letter, "")
+        return found.lower() if " SMALL " in name else found.upper()
+    return ""
 
 
 def _name_flaw(value: str, limit: int) -> str:
     for char in value:
         if ord(char) > 127:
             name = unicodedata.name(char, "unknown")
-            return f"contains the non-ASCII character {char!r} (U+{ord(char):04X} {name})"
+            look_alike = _ascii_look_alike(char)
+            like = f", which looks like {look_alike!r}" if look_alike and name.startswith(("CYRILLIC", "GREEK")) else ""
+            return f"it contains the non-ASCII character {char!r} (U+{ord(char):04X} {name}{like})"
     if not value:
         return "it is empty"
     if len(value) > limit:
-        return f"it is {len(value)} characters long"
+        return f"it is {len(value)} characters long (at most {limit})"
     if "/" in value or "\\" in value or ".." in value:
         return "it contains a path separator or '..'"
     if any(c.isspace() for c in value):
         return "it contains whitespace"
     if value != value.lower():
-        return f"it contains uppercase letters (try {value.lower()!r})"
+        return "it contains uppercase letters"
     if value[0] == "-" or value[-1] == "-":
         return "it starts or ends with '-'"
     bad = sorted({c for c in value if not (c.isalnum() or c == "-")})

@@ -14,7 +14,18 @@ from ..catalog import get_gpu, suggest_gpus
 from ..errors import Problem, Severity
 from ..versions import NEWEST_OPERATOR, get_operator_version, operator_version_names
 from . import intent
-from .fleet import Cluster, OperatorConfig, Pool, Sharing, Taint, Workload
+from .fleet import (
+    WRAP_TARGETS,
+    ArgoCdDelivery,
+    Cluster,
+    Delivery,
+    FluxDelivery,
+    OperatorConfig,
+    Pool,
+    Sharing,
+    Taint,
+    Workload,
+)
 from .names import KUBERNETES_VERSION
 from .source import PathKey, SourceDocument
 
@@ -31,6 +42,9 @@ class Report:
 
     def error(self, path: PathKey, message: str, hint: str = "", *, key: bool = False) -> None:
         self.problems.append(self.doc.problem(path, message, hint, key=key))
+
+    def error_count(self) -> int:
+        return sum(p.severity is Severity.ERROR for p in self.problems)
 
     def warn(self, path: PathKey, message: str, hint: str = "") -> None:
         self.problems.append(self.doc.problem(path, message, hint, severity=Severity.WARNING))
@@ -51,6 +65,7 @@ class ClusterOrigin:
     pools: dict[str, PoolOrigin]
     workloads: dict[tuple[str, str], PathKey]
     fields: dict[str, PathKey]  # resolved cluster-level field -> path it came from
+    unresolved_pools: frozenset[str] = frozenset()  # pools left out after an error (unknown GPU model)
 
 
 def _pick(*candidates: tuple[Any, PathKey]) -> tuple[Any, PathKey | None]:
@@ -96,11 +111,13 @@ def resolve_cluster(
     runtime, _ = setting("container_runtime")
     mig_strategy, _ = setting("mig", "strategy")
     operator = _resolve_operator(spec, here, defaults, report, setting)
+    delivery = _resolve_delivery(report, setting)
     if operator is None:
         return None
 
     pools: list[Pool] = []
     pool_origins: dict[str, PoolOrigin] = {}
+    unresolved: set[str] = set()
     for pool_index, pool_spec in enumerate(spec.node_pools):
         pool_path = (*here, "nodePools", pool_index)
         gpu = get_gpu(pool_spec.gpu)
@@ -112,6 +129,7 @@ def resolve_cluster(
                 else "run `gpustack-gen gpus` to list them"
             )
             report.error((*pool_path, "gpu"), f"unknown GPU model {pool_spec.gpu!r}", hint)
+            unresolved.add(pool_spec.name)
             continue
         sharing, sharing_origin, sharing_path = _resolve_sharing(
             pool_spec, gpu.id, pool_path, spec, here, defaults, report
@@ -154,8 +172,77 @@ def resolve_cluster(
         operator=operator,
         pools=tuple(pools),
         workloads=workloads,
+        delivery=delivery,
     )
-    return cluster, ClusterOrigin(here, pool_origins, workload_paths, origins)
+    return cluster, ClusterOrigin(here, pool_origins, workload_paths, origins, frozenset(unresolved))
+
+
+def _resolve_delivery(report: Report, setting: Any) -> Delivery:
+    """Merge ``delivery`` (cluster over fleet defaults, field by field; ``wrap`` and ``destination`` whole)."""
+    default_argocd, default_flux = ArgoCdDelivery(), FluxDelivery()
+    wrap, _ = setting("delivery", "wrap")
+    wanted = set(wrap or ())
+    destination, destination_path = setting("delivery", "argocd", "destination")
+    server, name = default_argocd.server, None
+    if destination is not None:
+        if destination.server is not None and destination.name is not None:
+            report.error(
+                destination_path,
+                "an Argo CD destination takes server or name, not both",
+                "keep name (the cluster as registered in Argo CD) or server (its API URL)",
+            )
+        if destination.server is not None or destination.name is not None:
+            server, name = destination.server, destination.name
+    automated, _ = setting("delivery", "argocd", "sync_policy", "automated")
+    enabled, _ = setting("delivery", "argocd", "sync_policy", "automated", "enabled")
+    prune, _ = setting("delivery", "argocd", "sync_policy", "automated", "prune")
+    self_heal, _ = setting("delivery", "argocd", "sync_policy", "automated", "self_heal")
+    project, _ = setting("delivery", "argocd", "project")
+    argocd_namespace, _ = setting("delivery", "argocd", "namespace")
+    argocd = ArgoCdDelivery(
+        project=project or default_argocd.project,
+        namespace=argocd_namespace or default_argocd.namespace,
+        server=None if name is not None else server,
+        name=name,
+        automated=automated is not None and enabled is not False,
+        prune=bool(prune),
+        self_heal=bool(self_heal),
+    )
+    source, source_path = setting("delivery", "flux", "source")
+    url, url_path = setting("delivery", "flux", "url")
+    source = source or default_flux.source
+    if source == "oci" and url is None:
+        report.error(
+            source_path,
+            "NVIDIA documents no OCI location for released gpu-operator charts "
+            "(oci://ghcr.io/nvidia/gpu-operator/charts only holds CI and release-candidate builds)",
+            "use source: helm, or push the chart to your registry and set flux.url: oci://<registry>/<path>/gpu-operator",
+        )
+    elif source == "oci" and url is not None and not url.startswith("oci://"):
+        report.error(url_path, f"an OCIRepository needs an oci:// URL, got {url!r}", "or use source: helm")
+    elif source == "helm" and url is not None and url.startswith("oci://"):
+        report.error(
+            url_path, "an oci:// URL needs source: oci", "set flux.source: oci, or give an https:// repository"
+        )
+    interval, _ = setting("delivery", "flux", "interval")
+    flux_namespace, _ = setting("delivery", "flux", "namespace")
+    release_name, _ = setting("delivery", "flux", "release_name")
+    flux = FluxDelivery(
+        namespace=flux_namespace or default_flux.namespace,
+        interval=interval or default_flux.interval,
+        source=source,
+        url=url,
+        release_name=release_name or default_flux.release_name,
+    )
+    if {"argocd", "flux"} <= wanted:
+        _, wrap_path = setting("delivery", "wrap")
+        report.warn(
+            wrap_path,
+            "wrapped for both Argo CD and Flux: each cluster's kustomization.yaml lists the Application and the "
+            "HelmRelease, so a controller applying it installs the chart through both",
+            "keep one of argocd and flux per cluster, or apply the wrapper files one by one",
+        )
+    return Delivery(tuple(t for t in WRAP_TARGETS if t in wanted), argocd, flux)
 
 
 def _alias(name: str) -> str:
@@ -317,15 +404,16 @@ def _resolve_sharing(
         origin.update({alias: (*path, alias) for alias in values})
     sharing_path = levels[0][1] if levels else pool_path
     strategy = merged.get("strategy")
-    if strategy is None:
-        if merged:
-            first = next(iter(origin.values()))
-            report.error(
-                first[:-1],
-                "sharing options are given but no strategy",
-                "add strategy: time-slicing, mps or mig",
-            )
-        strategy = "none"
+    if strategy is None and merged:
+        first = next(iter(origin.values()))
+        report.error(
+            first[:-1],
+            f"sharing options ({', '.join(merged)}) are given but no strategy",
+            "add strategy: time-slicing, mps or mig",
+        )
+        # Reported once: checking the options against 'none' as well would only repeat it.
+        merged, origin = {}, {}
+    strategy = strategy or "none"
     sharing = Sharing(
         strategy=strategy,
         replicas=int(merged.get("replicas", 1)) if strategy in ("time-slicing", "mps") else 1,
@@ -353,11 +441,12 @@ def _check_sharing_fields(
     for alias in merged:
         if alias == "strategy" or alias in allowed:
             continue
-        hint = ""
         if alias == "failRequestsGreaterThanOne" and strategy == "mps":
             hint = "MPS always refuses requests for more than one replica; remove it"
         elif strategy == "none":
             hint = "strategy none gives whole GPUs; pick time-slicing, mps or mig to share"
+        else:
+            hint = f"{strategy} takes {', '.join(sorted(allowed))}; remove {alias}"
         report.error(origin[alias], f"{alias} does not apply to strategy {strategy}", hint, key=True)
     if strategy in ("time-slicing", "mps") and "replicas" not in merged:
         report.error(sharing_path, f"{strategy} needs replicas (how many pods share one GPU)", "add replicas: 4")

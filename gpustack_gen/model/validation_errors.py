@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import difflib
+import re
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -12,6 +13,20 @@ from ..errors import Problem
 from .source import PathKey, SourceDocument
 
 _YAML11_BOOLEANS = {"yes", "no", "on", "off", "y", "n", "true", "false"}
+_SEXAGESIMAL = re.compile(r"^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$")
+_MISSING_EXAMPLES = {
+    "apiVersion": "gpustack-gen/v1alpha1",
+    "kind": "Fleet",
+    "clusters": "[...] (a list of clusters)",
+    "name": "<a lowercase name>",
+    "nodePools": "[...] (a list of node pools)",
+    "gpu": "tesla-t4 (see `gpustack-gen gpus`)",
+    "nodes": "<number of nodes>",
+    "nodeSelector": "{pool: <name>}",
+    "namespace": "<a lowercase namespace>",
+    "pool": "<the name of a node pool>",
+    "key": "<taint key>",
+}
 
 
 def problems_from_validation_error(error: ValidationError, doc: SourceDocument, root: type[BaseModel]) -> list[Problem]:
@@ -54,11 +69,17 @@ def _problem(item: Any, path: PathKey, doc: SourceDocument, root: type[BaseModel
         elif allowed:
             hint = "allowed keys here: " + ", ".join(allowed)
     elif kind == "missing":
-        key = True
         message = f"required key {path[-1]!r} is missing"
-        path_for_position = path[:-1]
-        line, column = doc.locate(path_for_position)
+        hint = f"add {path[-1]}: {_MISSING_EXAMPLES.get(str(path[-1]), '...')}"
+        line, column = doc.locate(path[:-1])
         return Problem(doc.name, line, column, _fmt(path), message, hint)
+    elif kind in ("dns_label", "label", "quantity"):
+        ctx = item.get("ctx") or {}
+        message = str(ctx.get("problem", message))
+        hint = str(ctx.get("hint", ""))
+        if "key" in ctx:
+            path = (*path, str(ctx["key"]))
+            key = True
     elif kind in ("string_type", "str_type"):
         message = f"expected a string, got {_describe(value)}"
         if isinstance(value, bool):
@@ -71,12 +92,18 @@ def _problem(item: Any, path: PathKey, doc: SourceDocument, root: type[BaseModel
         message = f"expected an integer, got {_describe(value)}"
         if isinstance(value, str) and value.strip().lstrip("-").isdigit():
             hint = f"remove the quotes: {value.strip()}"
+        elif isinstance(value, str) and _SEXAGESIMAL.match(value):
+            hint = f"YAML 1.1 would read {value} as a base-60 number; write the integer in decimal"
         elif isinstance(value, float):
-            hint = "write a whole number in decimal, without an exponent"
+            hint = "write a whole number in decimal, without a fraction or an exponent"
+        else:
+            hint = "write a whole number such as 4"
     elif kind == "bool_type":
         message = f"expected true or false, got {_describe(value)}"
         if isinstance(value, str) and value.lower() in _YAML11_BOOLEANS:
             hint = f"YAML 1.2 reads {value!r} as a string; write true or false"
+        else:
+            hint = "write true or false"
     elif kind in ("literal_error", "enum"):
         expected = item.get("ctx", {}).get("expected", "")
         message = f"expected one of {expected}, got {_describe(value)}"
@@ -85,8 +112,15 @@ def _problem(item: Any, path: PathKey, doc: SourceDocument, root: type[BaseModel
             close = difflib.get_close_matches(value.lower(), options, n=1, cutoff=0.5)
             if close:
                 hint = f"did you mean {close[0]!r}?"
+            elif path and path[-1] == "containerRuntime":
+                hint = "Kubernetes has run without Docker (dockershim) since 1.24: containerd or cri-o"
     elif kind in ("dict_type", "model_type", "model_attributes_type"):
         message = f"expected a mapping, got {_describe(value)}"
+        allowed = _allowed_keys(root, path)
+        if allowed == ["strategy"] and isinstance(value, str):
+            hint = f"write {{strategy: {value}}}"
+        elif allowed:
+            hint = "keys here: " + ", ".join(allowed)
     elif kind == "list_type":
         message = f"expected a list, got {_describe(value)}"
         if isinstance(value, dict):
@@ -100,10 +134,24 @@ def _problem(item: Any, path: PathKey, doc: SourceDocument, root: type[BaseModel
             "less_than": "less than",
         }[kind]
         message = f"must be {relation} {bound}, got {value!r}"
-        if path and path[-1] == "replicas" and "sharing" in path and value in (0, 1):
-            hint = "replicas is how many pods share one GPU; for whole GPUs use strategy: none"
+        if path and path[-1] == "replicas" and "sharing" in path:
+            hint = "replicas is how many pods share one GPU (at least 2); for whole GPUs use strategy: none"
+        elif path and path[-1] == "replicas":
+            hint = "replicas is the number of pods of the workload"
+        elif path and path[-1] == "gpus":
+            hint = "gpus is what one pod asks for: 1 unless it needs several"
+        elif path and path[-1] == "gpusPerNode":
+            hint = "the number of physical GPUs in one node, 1 to 8 on most machines"
+        elif path and path[-1] == "nodes":
+            hint = "the number of nodes in the pool"
+        elif len(path) >= 2 and path[-2] == "layout":
+            hint = "instances of this profile per GPU; remove the profile instead of writing 0"
     elif kind in ("too_short", "string_too_short"):
         message = "must not be empty"
+        if isinstance(value, list):
+            hint = "add at least one item"
+        elif isinstance(value, dict):
+            hint = "add at least one entry"
     elif kind == "string_pattern_mismatch":
         message = f"{_describe(value)} does not match the required pattern {item.get('ctx', {}).get('pattern')}"
     line, column = doc.locate(path, key=key)

@@ -8,9 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..compile.artifact import Artifact, EmbeddedYaml
+from ..compile.gitops import GITOPS_KINDS
 from ..errors import InternalError
 from ..model.fleet import Cluster
 from .device_plugin import check_device_plugin_config
+from .gitops import check_gitops_document, wrapper_disagreements
+from .kubernetes import KubernetesSchemaNotFound, check_kubernetes_object, check_workload_fragment
 from .mig_parted import check_mig_parted_config
 from .operator_keys import CLUSTERPOLICY_SPEC_KEYS, VALUES_KEYS, disallowed_keys
 
@@ -40,6 +43,60 @@ def validate_artifacts(cluster: Cluster, artifacts: list[Artifact]) -> None:
                     findings = check_mig_parted_config(config)
                     if findings:
                         raise InternalError(artifact.path, f"data.{key}.{findings[0].path}", findings[0].message)
+            elif artifact.kind in GITOPS_KINDS:
+                gitops_findings = check_gitops_document(document)
+                if gitops_findings:
+                    raise InternalError(artifact.path, gitops_findings[0].path, gitops_findings[0].message)
+    _check_wrappers_agree(cluster, artifacts)
+    _validate_kubernetes(cluster, artifacts)
+
+
+def _check_wrappers_agree(cluster: Cluster, artifacts: list[Artifact]) -> None:
+    """Every GitOps wrapper pins the values' chart version and carries exactly the values file's content."""
+    values = next((a.documents[0] for a in artifacts if a.kind == "helm-values"), None)
+    wrappers = [(a.path, d) for a in artifacts if a.kind in GITOPS_KINDS for d in a.documents]
+    if values is None or not wrappers:
+        return
+    for path, message in wrapper_disagreements(cluster.operator.release.version, values, wrappers):
+        raise InternalError(path, "", message)
+
+
+def _validate_kubernetes(cluster: Cluster, artifacts: list[Artifact]) -> None:
+    """Kubernetes objects and the pod-spec parts of workload fragments, strictly, for the cluster's version.
+
+    Documents with ``apiVersion`` and ``kind`` are checked when ``kubernetes-validate`` ships a schema for
+    them (ConfigMaps); others (Kustomization, which is not an API object) are skipped. A ConfigMap is
+    always checked.
+    """
+    for artifact in artifacts:
+        for document in artifact.documents:
+            if artifact.kind == "workload-values":
+                findings = check_workload_fragment(document, cluster.kubernetes)
+            elif isinstance(document.get("apiVersion"), str) and isinstance(document.get("kind"), str):
+                try:
+                    findings = check_kubernetes_object(_as_text(document), cluster.kubernetes)
+                except KubernetesSchemaNotFound:
+                    if document["kind"] == "ConfigMap":
+                        raise
+                    continue
+            else:
+                continue
+            if findings:
+                first = findings[0]
+                raise InternalError(
+                    artifact.path, first.path, f"{first.message} (Kubernetes {cluster.kubernetes} schema)"
+                )
+
+
+def _as_text(value: Any) -> Any:
+    """Embedded YAML files become strings, as in the written file: the schema only asks for a string."""
+    if isinstance(value, EmbeddedYaml):
+        return "<embedded YAML>"
+    if isinstance(value, dict):
+        return {key: _as_text(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_as_text(item) for item in value]
+    return value
 
 
 def _embedded(document: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

@@ -256,7 +256,12 @@ def _one_of(error: Any, misplaced: Mapping[str, str], unknown_key_hint: str) -> 
     message = f"expected {expected}, got {describe_value(error.instance, with_kind=True)}"
     hint = _value_hint(error.instance, _collect_enum_values(context))
     if not hint:
-        kinds = [s.validator_value for s in context if s.validator == "type" and not list(s.relative_path)]
+        kinds: list[object] = []
+        for sub in context:
+            if sub.validator == "type" and not list(sub.relative_path):
+                # A branch may name one type or a list of them ({"type": ["string", "integer"]}).
+                value = sub.validator_value
+                kinds.extend(value if isinstance(value, list) else [value])
         hint = _type_hint(kinds, error.instance)
     return [SchemaFinding(path, message, hint)]
 

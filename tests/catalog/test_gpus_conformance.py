@@ -109,13 +109,9 @@ def test_model_matches_facts(facts: dict[str, dict[str, Any]], model: str) -> No
 
 def test_split_entries_share_or_divide_their_facts(facts: dict[str, dict[str, Any]]) -> None:
     a2_a16 = facts["A2 / A16"]
-    assert sorted(_model("a2").product_labels + _model("a16").product_labels) == sorted(
-        a2_a16["gpu_product_labels"]
-    )
+    assert sorted(_model("a2").product_labels + _model("a16").product_labels) == sorted(a2_a16["gpu_product_labels"])
     b300 = facts["B300 / GB300 (data from mig-parted only)"]
-    assert sorted(_model("b300").pci_device_ids + _model("gb300").pci_device_ids) == sorted(
-        b300["pci_device_ids"]
-    )
+    assert sorted(_model("b300").pci_device_ids + _model("gb300").pci_device_ids) == sorted(b300["pci_device_ids"])
 
 
 def test_ids_are_lowercase_and_unique() -> None:

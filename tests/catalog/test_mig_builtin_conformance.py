@@ -67,9 +67,7 @@ def test_builtin_configs_match_upstream(upstream: Path, source: str) -> None:
         extra = set(builtin_mig_config_names(gpu)) - upstream_names[gpu.id]
         missing = upstream_names[gpu.id] - set(builtin_mig_config_names(gpu))
         if extra or missing:
-            mismatches.append(
-                f"{gpu.id}: names not upstream {sorted(extra)}, upstream names missing {sorted(missing)}"
-            )
+            mismatches.append(f"{gpu.id}: names not upstream {sorted(extra)}, upstream names missing {sorted(missing)}")
     assert not mismatches, "\n".join(mismatches)
 
 

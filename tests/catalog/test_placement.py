@@ -104,9 +104,7 @@ def test_unverified_model_falls_back_to_slice_sums() -> None:
     placement = place_layout(b200, {"3g.90gb": 1, "1g.23gb": 4, "2g.45gb": 0})
     assert placement.ok and not placement.verified and placement.slots == ()
     assert placement.layout == (("1g.23gb", 4), ("3g.90gb", 1))
-    assert (
-        describe(placement) == "1g.23gb x4 + 3g.90gb x1 (fits the slice totals; placement table unverified)"
-    )
+    assert describe(placement) == "1g.23gb x4 + 3g.90gb x1 (fits the slice totals; placement table unverified)"
     assert "needs 9 of 8 memory slices" in place_layout(b200, {"3g.90gb": 2, "1g.23gb": 1}).reason
 
 
@@ -132,9 +130,7 @@ def _made_up_gpu(*profiles: MigProfile) -> GpuModel:
         ),
     ],
 )
-def test_placement_failure_names_the_blocking_instances(
-    profiles: tuple[MigProfile, ...], reason: str
-) -> None:
+def test_placement_failure_names_the_blocking_instances(profiles: tuple[MigProfile, ...], reason: str) -> None:
     gpu = _made_up_gpu(*profiles)
     placement = place_layout(gpu, {p.name: 1 for p in profiles})
     assert not placement.ok and placement.verified
@@ -156,9 +152,7 @@ def _fitting_layouts(gpu: GpuModel) -> list[dict[str, int]]:
 
 
 def _media_count(gpu: GpuModel, layout: dict[str, int]) -> int:
-    return sum(
-        n for name, n in layout.items() if (p := gpu.profile(name)) is not None and p.has_media_extensions
-    )
+    return sum(n for name, n in layout.items() if (p := gpu.profile(name)) is not None and p.has_media_extensions)
 
 
 @pytest.mark.parametrize(
@@ -216,11 +210,7 @@ def test_placements_never_overlap(case: tuple[GpuModel, dict[str, int]]) -> None
     used: list[int] = []
     for name, start in placement.slots:
         profile = gpu.profile(name)
-        assert (
-            profile is not None
-            and profile.placement_starts is not None
-            and profile.placement_size is not None
-        )
+        assert profile is not None and profile.placement_starts is not None and profile.placement_size is not None
         assert start in profile.placement_starts
         used.extend(range(start, start + profile.placement_size))
     assert len(used) == len(set(used))

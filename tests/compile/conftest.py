@@ -19,7 +19,9 @@ BASE: dict[str, Any] = {
             "name": "c1",
             "kubernetes": "1.30.2",
             "operator": {"version": "v25.3.3"},
-            "nodePools": [{"name": "p1", "gpu": "tesla-t4", "nodes": 2, "gpusPerNode": 1, "nodeSelector": {"pool": "p1"}}],
+            "nodePools": [
+                {"name": "p1", "gpu": "tesla-t4", "nodes": 2, "gpusPerNode": 1, "nodeSelector": {"pool": "p1"}}
+            ],
             "workloads": [{"name": "w1", "namespace": "ml", "pool": "p1"}],
         }
     ],

@@ -16,8 +16,14 @@ def _artifact(cluster, path):
 
 def test_file_set_without_sharing(make_cluster) -> None:
     paths = [a.path for a in compile_cluster(make_cluster())]
-    assert paths == ["gpu-operator-values.yaml", "clusterpolicy-patch.yaml", "node-labels.yaml", "capacity.yaml",
-                     "kustomization.yaml", "workloads/ml.w1.yaml"]
+    assert paths == [
+        "gpu-operator-values.yaml",
+        "clusterpolicy-patch.yaml",
+        "node-labels.yaml",
+        "capacity.yaml",
+        "kustomization.yaml",
+        "workloads/ml.w1.yaml",
+    ]
     assert _artifact(make_cluster(), "kustomization.yaml").documents[0]["resources"] == []
 
 
@@ -62,14 +68,29 @@ def test_device_plugin_configmap_embeds_configs(make_cluster) -> None:
 def _mig_cluster(make_cluster):
     return make_cluster(
         {"gpu": "a100-40gb", "gpusPerNode": 8, "sharing": {"strategy": "mig", "layout": {"3g.20gb": 2}}},
-        {"mig": {"strategy": "mixed"}, "nodePools": [
-            {"name": "p1", "gpu": "a100-40gb", "nodes": 1, "gpusPerNode": 8, "nodeSelector": {"pool": "p1"},
-             "sharing": {"strategy": "mig", "layout": {"3g.20gb": 2}}},
-            {"name": "p2", "gpu": "h100-80gb", "nodes": 1, "gpusPerNode": 8, "nodeSelector": {"pool": "p2"},
-             "sharing": {"strategy": "mig", "config": "all-balanced"}},
-            {"name": "p3", "gpu": "h100-80gb", "nodes": 1, "nodeSelector": {"pool": "p3"}},
-            {"name": "p4", "gpu": "l4", "nodes": 1, "nodeSelector": {"pool": "p4"}},
-        ]},
+        {
+            "mig": {"strategy": "mixed"},
+            "nodePools": [
+                {
+                    "name": "p1",
+                    "gpu": "a100-40gb",
+                    "nodes": 1,
+                    "gpusPerNode": 8,
+                    "nodeSelector": {"pool": "p1"},
+                    "sharing": {"strategy": "mig", "layout": {"3g.20gb": 2}},
+                },
+                {
+                    "name": "p2",
+                    "gpu": "h100-80gb",
+                    "nodes": 1,
+                    "gpusPerNode": 8,
+                    "nodeSelector": {"pool": "p2"},
+                    "sharing": {"strategy": "mig", "config": "all-balanced"},
+                },
+                {"name": "p3", "gpu": "h100-80gb", "nodes": 1, "nodeSelector": {"pool": "p3"}},
+                {"name": "p4", "gpu": "l4", "nodes": 1, "nodeSelector": {"pool": "p4"}},
+            ],
+        },
         migProfile="3g.20gb",
     )
 
@@ -96,7 +117,9 @@ def test_node_labels_per_pool(make_cluster) -> None:
         "p4": {},
     }
     entry = _artifact(cluster, "node-labels.yaml").documents[0]["pools"][0]
-    assert entry["command"] == "kubectl label nodes --selector pool=p1 nvidia.com/mig.config=custom-3g.20gbx2 --overwrite"
+    assert (
+        entry["command"] == "kubectl label nodes --selector pool=p1 nvidia.com/mig.config=custom-3g.20gbx2 --overwrite"
+    )
     assert "command" not in _artifact(cluster, "node-labels.yaml").documents[0]["pools"][3]
 
 
@@ -110,9 +133,17 @@ def test_workload_resource_names(make_cluster) -> None:
 
 
 def test_workload_fragment_scheduling(make_cluster) -> None:
-    cluster = make_cluster({"taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"},
-                                       {"key": "team", "value": "ml", "effect": "NoExecute"}]},
-                           gpus=1, cpu="500m", memory="2Gi")
+    cluster = make_cluster(
+        {
+            "taints": [
+                {"key": "nvidia.com/gpu", "effect": "NoSchedule"},
+                {"key": "team", "value": "ml", "effect": "NoExecute"},
+            ]
+        },
+        gpus=1,
+        cpu="500m",
+        memory="2Gi",
+    )
     values = workload_values(cluster, cluster.workloads[0])
     assert values["nodeSelector"] == {"pool": "p1"}
     assert values["resources"]["requests"] == {"cpu": "500m", "memory": "2Gi"}

@@ -25,25 +25,47 @@ def test_time_slicing_key_and_config(make_cluster) -> None:
 
 
 def test_keys_distinguish_every_setting(make_cluster) -> None:
-    renamed = make_cluster({"sharing": {"strategy": "time-slicing", "replicas": 3, "renameByDefault": True,
-                                        "failRequestsGreaterThanOne": True}})
+    renamed = make_cluster(
+        {
+            "sharing": {
+                "strategy": "time-slicing",
+                "replicas": 3,
+                "renameByDefault": True,
+                "failRequestsGreaterThanOne": True,
+            }
+        }
+    )
     assert device_plugin_key(renamed.pools[0]) == "time-slicing-3-renamed-one-per-pod"
     mps = make_cluster({"sharing": {"strategy": "mps", "replicas": 2}})
     assert device_plugin_key(mps.pools[0]) == "mps-2"
     config = plan_cluster(mps).device_plugin_configs["mps-2"]
-    assert config["sharing"] == {"mps": {"renameByDefault": False, "resources": [{"name": "nvidia.com/gpu", "replicas": 2}]}}
+    assert config["sharing"] == {
+        "mps": {"renameByDefault": False, "resources": [{"name": "nvidia.com/gpu", "replicas": 2}]}
+    }
 
 
 def test_pools_with_equal_settings_share_a_key(make_cluster) -> None:
     cluster = make_cluster(
         {"sharing": {"strategy": "time-slicing", "replicas": 4}},
-        {"nodePools": [
-            {"name": "p1", "gpu": "tesla-t4", "nodes": 1, "nodeSelector": {"pool": "p1"},
-             "sharing": {"strategy": "time-slicing", "replicas": 4}},
-            {"name": "p2", "gpu": "l4", "nodes": 1, "nodeSelector": {"pool": "p2"},
-             "sharing": {"strategy": "time-slicing", "replicas": 4}},
-            {"name": "p3", "gpu": "l4", "nodes": 1, "nodeSelector": {"pool": "p3"}},
-        ]},
+        {
+            "nodePools": [
+                {
+                    "name": "p1",
+                    "gpu": "tesla-t4",
+                    "nodes": 1,
+                    "nodeSelector": {"pool": "p1"},
+                    "sharing": {"strategy": "time-slicing", "replicas": 4},
+                },
+                {
+                    "name": "p2",
+                    "gpu": "l4",
+                    "nodes": 1,
+                    "nodeSelector": {"pool": "p2"},
+                    "sharing": {"strategy": "time-slicing", "replicas": 4},
+                },
+                {"name": "p3", "gpu": "l4", "nodes": 1, "nodeSelector": {"pool": "p3"}},
+            ]
+        },
     )
     plan = plan_cluster(cluster)
     assert plan.device_plugin_keys == {"p1": "time-slicing-4", "p2": "time-slicing-4", "p3": WHOLE_GPU_KEY}

@@ -609,3 +609,14 @@ def test_format_path() -> None:
 )
 def test_describe_value(value: object, shown: str) -> None:
     assert describe_value(value, with_kind=True) == shown
+
+
+def test_one_of_with_a_type_list_branch_gives_a_finding() -> None:
+    """A oneOf branch whose ``type`` is a list must not crash the translation (Kubernetes quantities do this)."""
+    import jsonschema
+
+    from gpustack_gen.validate.findings import schema_findings
+
+    schema = {"oneOf": [{"type": ["string", "integer"], "pattern": "^[0-9]+$"}, {"type": "boolean"}]}
+    findings = schema_findings(jsonschema.Draft202012Validator(schema), 1.5)
+    assert len(findings) == 1 and "got" in findings[0].message

@@ -1,0 +1,321 @@
+"""GitOps delivery wrappers: Argo CD Application, Flux source + HelmRelease, helmfile, and their Namespace.
+
+Every wrapper carries exactly :func:`~gpustack_gen.compile.operator.operator_settings` (inline, or the
+values file for helmfile) and the chart version the values were written for, so that the two cannot
+drift apart. Ordering, where each tool does it:
+
+- the Namespace and the ConfigMaps are plain objects of ``kustomization.yaml``; the Argo CD Application
+  carries sync wave 1, so a parent Application syncing the folder creates them (wave 0) first, and the
+  ConfigMaps stay byte-identical whether wrapping is on or off;
+- Flux applies the folder's kustomization in one pass; a HelmRelease ``dependsOn`` can only name other
+  HelmReleases, and the Operator reads the ConfigMaps only when it deploys the device plugin and the MIG
+  manager, long after the release is installed; install and upgrade are retried;
+- helmfile applies the Namespace and ConfigMaps in a ``presync`` hook.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..model.fleet import Cluster
+from .artifact import MANAGED_BY, Artifact
+from .operator import operator_settings
+from .plan import ClusterPlan
+
+CHART = "gpu-operator"
+HELM_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
+HELM_REPOSITORY_NAME = "nvidia"
+RELEASE_NAME = "gpu-operator"
+VALUES_FILE = "gpu-operator-values.yaml"
+NAMESPACE_FILE = "namespace.yaml"
+ARGOCD_FILE = "argocd-application.yaml"
+FLUX_FILE = "flux-helmrelease.yaml"
+HELMFILE_FILE = "helmfile.yaml"
+ARGOCD_SYNC_WAVE = "1"
+REMEDIATION_RETRIES = 3
+HELM_CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+
+# Artifact kinds that are Kubernetes objects (listed in kustomization.yaml) and that the gitops schema checks.
+KUBERNETES_KINDS = ("namespace", "argocd-application", "flux-helmrelease")
+GITOPS_KINDS = (*KUBERNETES_KINDS, "helmfile")
+
+
+def wrap_targets(cluster: Cluster, extra: tuple[str, ...] | list[str] = ()) -> tuple[str, ...]:
+    """The fleet file's wrappers for ``cluster`` plus ``extra`` (``render --wrap``), in canonical order."""
+    wanted = set(cluster.delivery.wrap) | set(extra)
+    unknown = wanted - {"argocd", "flux", "helmfile"}
+    if unknown:
+        raise ValueError(f"unknown wrapper {sorted(unknown)[0]!r}; choose argocd, flux or helmfile")
+    return tuple(t for t in ("argocd", "flux", "helmfile") if t in wanted)
+
+
+def ignored_clusterpolicy_fields(cluster: Cluster, plan: ClusterPlan) -> tuple[tuple[str, str], ...]:
+    """ClusterPolicy fields the API server fills in although the chart does not render them: (pointer, why).
+
+    Without these, Argo CD reports the ClusterPolicy OutOfSync forever (gpu-operator#2795). Only fields
+    that gpustack-gen's values leave to the chart are listed, and only for the chart versions where the
+    CRD defaults them and the template leaves them out; a field the values set is never ignored.
+    """
+    operator = cluster.operator
+    release = operator.release
+    fields: list[tuple[str, str]] = []
+    if not release.has_cdi_default:
+        fields.append(
+            (
+                "/spec/cdi/default",
+                "deprecated and unused from v25.10.0: the chart no longer renders it, the CRD still defaults it "
+                "to false (gpu-operator#2795)",
+            )
+        )
+    if release.at_least("v25.3.0") and not release.at_least("v26.3.0"):
+        fields.append(
+            (
+                "/spec/operator/defaultRuntime",
+                "removed from the chart in v25.3.0 (the runtime is detected), the CRD defaults it to docker "
+                "until v26.3.0",
+            )
+        )
+    if release.at_least("v24.6.0") and not release.dynamic_mig_config and not _sets_mig_config(cluster, plan):
+        fields.append(
+            (
+                "/spec/migManager/config/name",
+                "the chart renders the empty default name, which the CRD turns into default-mig-parted-config",
+            )
+        )
+    if release.has_nri_plugin and not (operator.cdi_enabled and operator.nri_plugin_enabled):
+        fields.append(
+            (
+                "/spec/cdi/nriPluginEnabled",
+                "rendered only when CDI and the NRI plugin are both on, otherwise the CRD defaults it to false",
+            )
+        )
+    if release.at_least("v26.3.0"):
+        fields.append(
+            (
+                "/spec/hostPaths/kubeletRootDir",
+                "commented out in the chart values, the CRD defaults it to /var/lib/kubelet",
+            )
+        )
+    return tuple(fields)
+
+
+def _sets_mig_config(cluster: Cluster, plan: ClusterPlan) -> bool:
+    return "migManager" in operator_settings(cluster, plan)
+
+
+def namespace_object(cluster: Cluster, targets: tuple[str, ...]) -> Artifact:
+    """The Operator namespace, so that the ConfigMaps can be created before the chart is installed."""
+    annotations: dict[str, str] = {}
+    if "argocd" in targets:
+        annotations["argocd.argoproj.io/sync-options"] = "Prune=false"
+    if "flux" in targets:
+        annotations["kustomize.toolkit.fluxcd.io/prune"] = "disabled"
+    metadata: dict[str, Any] = {
+        "name": cluster.operator.namespace,
+        "labels": {**MANAGED_BY, "pod-security.kubernetes.io/enforce": "privileged"},
+    }
+    if annotations:
+        metadata["annotations"] = annotations
+    return Artifact(
+        NAMESPACE_FILE,
+        "namespace",
+        ({"apiVersion": "v1", "kind": "Namespace", "metadata": metadata},),
+        (
+            "The Operator namespace, created before the ConfigMaps that live in it. Its pods are privileged,",
+            "hence the pod-security label (GPU Operator install guide); GitOps tools never prune it.",
+        ),
+    )
+
+
+def argocd_application(cluster: Cluster, plan: ClusterPlan) -> Artifact:
+    release = cluster.operator.release
+    settings = cluster.delivery.argocd
+    destination: dict[str, Any] = {"name": settings.name} if settings.name is not None else {"server": settings.server}
+    destination["namespace"] = cluster.operator.namespace
+    sync_policy: dict[str, Any] = {}
+    if settings.automated:
+        sync_policy["automated"] = {"prune": settings.prune, "selfHeal": settings.self_heal}
+    sync_policy["syncOptions"] = ["CreateNamespace=true", "ServerSideApply=true"]
+    spec: dict[str, Any] = {
+        "project": settings.project,
+        "source": {
+            "repoURL": HELM_REPOSITORY,
+            "chart": CHART,
+            "targetRevision": release.version,
+            "helm": {"releaseName": RELEASE_NAME, "valuesObject": operator_settings(cluster, plan)},
+        },
+        "destination": destination,
+        "syncPolicy": sync_policy,
+    }
+    ignored = ignored_clusterpolicy_fields(cluster, plan)
+    if ignored:
+        spec["ignoreDifferences"] = [
+            {
+                "group": "nvidia.com",
+                "kind": "ClusterPolicy",
+                "name": "cluster-policy",
+                "jsonPointers": [pointer for pointer, _ in ignored],
+            }
+        ]
+    document = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {
+            "name": f"{RELEASE_NAME}-{cluster.name}",
+            "namespace": settings.namespace,
+            "labels": dict(MANAGED_BY),
+            "annotations": {"argocd.argoproj.io/sync-wave": ARGOCD_SYNC_WAVE},
+        },
+        "spec": spec,
+    }
+    notes = [
+        f"Argo CD Application: chart {CHART} {release.version} from {HELM_REPOSITORY}, with the values of",
+        f"{VALUES_FILE} inline. Sync wave {ARGOCD_SYNC_WAVE}: a parent Application syncing kustomization.yaml",
+        "creates the Namespace and ConfigMaps (wave 0) before it. CreateNamespace=true creates the Operator",
+        "namespace when missing; ServerSideApply=true keeps the last-applied annotation (256 KiB at most) off",
+        "the chart's large CRDs, which Argo CD applies on every sync.",
+    ]
+    if ignored:
+        notes.append("ignoreDifferences: ClusterPolicy fields the API server defaults but the chart does not render:")
+        notes += [f"- {pointer}: {why}" for pointer, why in ignored]
+    else:
+        notes.append(f"No ClusterPolicy field needs ignoreDifferences with chart {release.version} and these values.")
+    if not settings.automated:
+        notes.append("Sync is manual: set delivery.argocd.syncPolicy.automated in the fleet file to sync on change.")
+    return Artifact(ARGOCD_FILE, "argocd-application", (document,), tuple(notes))
+
+
+def flux_helmrelease(cluster: Cluster, plan: ClusterPlan) -> Artifact:
+    release = cluster.operator.release
+    settings = cluster.delivery.flux
+    metadata = {"namespace": settings.namespace, "labels": dict(MANAGED_BY)}
+    release_spec: dict[str, Any] = {
+        "interval": settings.interval,
+        "releaseName": settings.release_name,
+        "targetNamespace": cluster.operator.namespace,
+        "storageNamespace": cluster.operator.namespace,
+    }
+    if settings.source == "oci":
+        assert settings.url is not None  # checked when the fleet was loaded
+        source: dict[str, Any] = {
+            "apiVersion": "source.toolkit.fluxcd.io/v1",
+            "kind": "OCIRepository",
+            "metadata": {"name": CHART, **metadata},
+            "spec": {
+                "interval": settings.interval,
+                "url": settings.url,
+                "ref": {"tag": release.version},
+                "layerSelector": {"mediaType": HELM_CHART_LAYER, "operation": "copy"},
+            },
+        }
+        release_spec["chartRef"] = {"kind": "OCIRepository", "name": CHART}
+        origin = [
+            f"OCIRepository {CHART} ({settings.url}, tag {release.version}). NVIDIA documents no OCI location for",
+            "released gpu-operator charts: this is your mirror; push the chart there at this version (helm push).",
+        ]
+    else:
+        url = settings.url or HELM_REPOSITORY
+        source = {
+            "apiVersion": "source.toolkit.fluxcd.io/v1",
+            "kind": "HelmRepository",
+            "metadata": {"name": HELM_REPOSITORY_NAME, **metadata},
+            "spec": {"interval": settings.interval, "url": url},
+        }
+        release_spec["chart"] = {
+            "spec": {
+                "chart": CHART,
+                "version": release.version,
+                "sourceRef": {"kind": "HelmRepository", "name": HELM_REPOSITORY_NAME},
+            }
+        }
+        origin = [f"HelmRepository {HELM_REPOSITORY_NAME} ({url}), chart {CHART} {release.version}."]
+    release_spec["install"] = {
+        "createNamespace": True,
+        "crds": "CreateReplace",
+        "remediation": {"retries": REMEDIATION_RETRIES},
+    }
+    release_spec["upgrade"] = {"crds": "CreateReplace", "remediation": {"retries": REMEDIATION_RETRIES}}
+    release_spec["values"] = operator_settings(cluster, plan)
+    helm_release = {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": RELEASE_NAME, **metadata},
+        "spec": release_spec,
+    }
+    notes = (
+        f"Flux: the chart source and HelmRelease {RELEASE_NAME} into namespace {cluster.operator.namespace},",
+        f"with the values of {VALUES_FILE} inline. " + " ".join(origin),
+        "install.crds and upgrade.crds CreateReplace: helm upgrade alone never updates the chart's CRDs.",
+        f"Failed installs and upgrades are retried {REMEDIATION_RETRIES} times. Applied with kustomization.yaml:",
+        "the Namespace and ConfigMaps land in the same pass (a HelmRelease dependsOn can only name other",
+        "HelmReleases), and the Operator reads them only when it deploys the device plugin and MIG manager.",
+    )
+    return Artifact(FLUX_FILE, "flux-helmrelease", (source, helm_release), notes)
+
+
+def helmfile(cluster: Cluster, configmaps: list[Artifact]) -> Artifact:
+    release = cluster.operator.release
+    apply_args = ["apply"]
+    for path in [NAMESPACE_FILE, *(a.path for a in configmaps)]:
+        apply_args += ["-f", path]
+    document = {
+        "repositories": [{"name": HELM_REPOSITORY_NAME, "url": HELM_REPOSITORY}],
+        "releases": [
+            {
+                "name": RELEASE_NAME,
+                "namespace": cluster.operator.namespace,
+                "createNamespace": True,
+                "chart": f"{HELM_REPOSITORY_NAME}/{CHART}",
+                "version": release.version,
+                "values": [VALUES_FILE],
+                "hooks": [{"events": ["presync"], "showlogs": True, "command": "kubectl", "args": apply_args}],
+            }
+        ],
+    }
+    crds = (
+        "helm upgrade does not update CRDs; the chart's operator.upgradeCRD hook (on by default) does."
+        if release.at_least("v24.9.2")
+        else "helm upgrade does not update CRDs: apply the chart's crds/ folder before upgrading."
+    )
+    return Artifact(
+        HELMFILE_FILE,
+        "helmfile",
+        (document,),
+        (
+            f"helmfile: release {RELEASE_NAME}, chart {HELM_REPOSITORY_NAME}/{CHART} {release.version}, values "
+            f"{VALUES_FILE}. Run from this folder: helmfile apply",
+            "The presync hook applies the Namespace and ConfigMaps with kubectl (current context) first.",
+            crds,
+        ),
+    )
+
+
+def delivery_artifacts(
+    cluster: Cluster, plan: ClusterPlan, targets: tuple[str, ...], configmaps: list[Artifact]
+) -> list[Artifact]:
+    """The wrappers ``targets`` asks for, preceded by the Namespace they need (none when not wrapping)."""
+    if not targets:
+        return []
+    artifacts = [namespace_object(cluster, targets)]
+    if "argocd" in targets:
+        artifacts.append(argocd_application(cluster, plan))
+    if "flux" in targets:
+        artifacts.append(flux_helmrelease(cluster, plan))
+    if "helmfile" in targets:
+        artifacts.append(helmfile(cluster, configmaps))
+    return artifacts
+
+
+def wrapped_kustomization(base: Artifact, targets: tuple[str, ...]) -> Artifact:
+    """``kustomization.yaml`` notes once wrapper objects have joined it."""
+    tools = [name for name, target in (("Argo CD", "argocd"), ("Flux", "flux")) if target in targets]
+    if not tools:
+        return base
+    notes: tuple[str, ...] = (
+        f"The Namespace, the ConfigMaps and the {' and '.join(tools)} objects: point "
+        f"{' or '.join(tools)} at this folder.",
+    )
+    if len(tools) > 1:
+        notes += ("Both the Argo CD Application and the Flux HelmRelease are listed: keep only one per cluster.",)
+    return dataclasses.replace(base, notes=notes)

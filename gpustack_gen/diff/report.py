@@ -1,0 +1,261 @@
+"""Format a :class:`~.result.DiffResult` as text, Markdown, JSON or GitHub workflow annotations.
+
+Every function returns a string; none prints.
+
+JSON format (``render_json``; ``format`` is ``gpustack-gen-diff/v1``; keys never change within v1,
+new keys may be added)::
+
+    {
+      "format": "gpustack-gen-diff/v1",
+      "old": "origin/main:examples/fleet.yaml",       # how each side was named
+      "new": "examples/fleet.yaml",
+      "changed": true,                                 # false: nothing differs ("clusters" is [])
+      "impactAvailable": true,                         # false when a side is a rendered folder
+      "impactNote": null,                              # why impact is missing, when it is
+      "level": "restart",                              # none|restart|disruptive|error (null without impact)
+      "summary": {"clusters": {"added": 0, "removed": 0, "changed": 1},
+                  "files": {"added": 0, "removed": 0, "changed": 3}},
+      "clusters": [                                    # only clusters that differ, sorted by name
+        {
+          "name": "prod",
+          "status": "changed",                         # added|removed|changed
+          "level": "restart",                          # highest finding level (null without impact)
+          "files": [                                   # sorted by path, relative to the cluster folder
+            {
+              "path": "device-plugin-config.yaml",
+              "kind": "device-plugin-configmap",       # artifact kind ("unknown" for unrecognized files)
+              "status": "changed",                     # added|removed|changed
+              "documents": [                           # only for changed files
+                {
+                  "index": 0,                          # position in the file
+                  "id": "ConfigMap gpu-operator/gpustack-device-plugin-config",  # or "document 1"
+                  "status": "changed",                 # added|removed|changed
+                  "changes": [                         # sorted by path
+                    {"path": "data.time-slicing-4", "kind": "renamed",
+                     "old": "time-slicing-4", "new": "time-slicing-5"},
+                    {"path": "data.time-slicing-4.sharing.timeSlicing.resources[0].replicas",
+                     "kind": "changed", "old": 4, "new": 5}
+                  ]                                    # kind: changed|added (old null)|removed (new null)|renamed
+                }
+              ],
+              "notes": []                              # header comment changes: path "(header)", old/new text
+            }
+          ],
+          "capacity": [                                # per pool and resource, only what changed (null without impact)
+            {"pool": "t4", "resource": "nvidia.com/gpu", "old": 12, "new": 15,
+             "requestedOld": 7, "requestedNew": 7}
+          ],
+          "findings": [                                # sorted: highest level first (null without impact)
+            {"rule": "device-plugin-config", "level": "restart", "pool": null,
+             "message": "...", "items": ["t4"], "commands": ["kubectl rollout restart ..."]}
+          ]
+        }
+      ]
+    }
+
+Paths: map keys are joined with dots, keys holding other characters are quoted
+(``labels["nvidia.com/mig.config"]``), list items are ``[index]``, and pools are matched by name
+(``pools[name=t4]``). Values are plain JSON data. Rules and levels are listed in :mod:`.impact`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .result import Change, ClusterDiff, DiffResult, FileDiff, Level, Status
+
+NO_CHANGES = "no changes"
+
+_LEVEL_COLORS = {Level.NONE: "green", Level.RESTART: "yellow", Level.DISRUPTIVE: "red", Level.ERROR: "red"}
+_STATUS_MARKS = {Status.ADDED: ("+", "green"), Status.REMOVED: ("-", "red"), Status.CHANGED: ("~", "yellow")}
+_PLAIN = re.compile(r"[A-Za-z0-9_./:@%+=-][A-Za-z0-9_./:@%+=, -]*\Z")
+_NOT_STRINGS = re.compile(r"(?i)(true|false|yes|no|on|off|null|~|[-+]?[0-9][0-9._:eE+-]*)\Z")
+
+
+def format_value(value: Any) -> str:
+    """A compact one-line form: plain strings as is, everything else as JSON."""
+    if isinstance(value, str) and _PLAIN.match(value) and not _NOT_STRINGS.match(value) and value.strip() == value:
+        return value
+    return json.dumps(value, separators=(", ", ": "), ensure_ascii=False)
+
+
+def format_change(change: Change) -> str:
+    if change.kind == "renamed":
+        return f"{change.path}: renamed -> {change.new}"
+    if change.kind == "added":
+        return f"{change.path}: added {format_value(change.new)}"
+    if change.kind == "removed":
+        return f"{change.path}: removed (was {format_value(change.old)})"
+    return f"{change.path}: {format_value(change.old)} -> {format_value(change.new)}"
+
+
+def _cluster_headline(cluster: ClusterDiff, impact: bool) -> str:
+    counts = cluster.file_counts()
+    parts = [f"{n} file{'s' if n != 1 else ''} {status}" for status, n in counts.items() if n]
+    text = f"{cluster.name} ({cluster.status.value})"
+    if parts:
+        text += ": " + ", ".join(parts)
+    return text
+
+
+def summary_line(result: DiffResult) -> str:
+    data = result.as_dict()["summary"]
+    clusters = ", ".join(f"{n} {s}" for s, n in data["clusters"].items() if n) or "0"
+    files = ", ".join(f"{n} {s}" for s, n in data["files"].items() if n) or "0 changed"
+    text = f"clusters: {clusters}; files: {files}"
+    if result.impact_available:
+        text += f"; highest impact: {result.level.value}"
+    return text
+
+
+# --- text ---------------------------------------------------------------------------------------
+
+
+def render_text(result: DiffResult, color: bool = False) -> str:
+    """Human-readable report; ``color`` adds ANSI styles (click.echo strips them in pipes anyway)."""
+    import click
+
+    def style(text: str, **kwargs: Any) -> str:
+        return click.style(text, **kwargs) if color else text
+
+    if result.empty:
+        return NO_CHANGES + "\n"
+    lines = [style(f"gpustack-gen diff: {result.old_label} -> {result.new_label}", bold=True)]
+    if not result.impact_available:
+        lines.append(style(f"note: {_impact_note()}", dim=True))
+    for cluster in result.clusters:
+        lines.append("")
+        headline = _cluster_headline(cluster, result.impact_available)
+        if result.impact_available:
+            level = cluster.level
+            headline += "  " + style(f"[{level.value}]", fg=_LEVEL_COLORS[level], bold=level.rank >= 2)
+        lines.append(style(headline, bold=True) if not result.impact_available else headline)
+        if cluster.capacity:
+            lines.append("  capacity:")
+            lines += [f"    {c.line()}" for c in cluster.capacity]
+        if cluster.findings:
+            lines.append("  impact:")
+            for finding in cluster.findings:
+                tag = style(f"[{finding.level.value}]", fg=_LEVEL_COLORS[finding.level], bold=finding.level.rank >= 2)
+                lines.append(f"    {tag} {finding.message}")
+                lines += [style(f"        $ {command}", dim=True) for command in finding.commands]
+        if cluster.files:
+            lines.append("  files:")
+            for file in cluster.files:
+                lines += _text_file(file, style)
+    lines.append("")
+    lines.append(summary_line(result))
+    return "\n".join(lines) + "\n"
+
+
+def _text_file(file: FileDiff, style: Any) -> list[str]:
+    mark, fg = _STATUS_MARKS[file.status]
+    lines = [
+        f"    {style(mark, fg=fg)} {file.path}" + ("" if file.status is Status.CHANGED else f" ({file.status.value})")
+    ]
+    for note in file.notes:
+        lines += _text_notes(note, style)
+    for document in file.documents:
+        indent = "        "
+        if not document.identity.startswith("document ") or document.status is not Status.CHANGED:
+            doc_mark, doc_fg = _STATUS_MARKS[document.status]
+            lines.append(f"{indent}{style(doc_mark, fg=doc_fg)} {document.identity}")
+            indent += "  "
+        lines += [f"{indent}{format_change(change)}" for change in document.changes]
+    return lines
+
+
+def _text_notes(note: Change, style: Any) -> list[str]:
+    old_lines = str(note.old or "").split("\n")
+    new_lines = str(note.new or "").split("\n")
+    lines = ["        header comment:"]
+    lines += [style(f"          - {line}", fg="red") for line in old_lines if line not in new_lines]
+    lines += [style(f"          + {line}", fg="green") for line in new_lines if line not in old_lines]
+    return lines
+
+
+def _impact_note() -> str:
+    from .result import IMPACT_NEEDS_FLEETS
+
+    return IMPACT_NEEDS_FLEETS
+
+
+# --- JSON ---------------------------------------------------------------------------------------
+
+
+def render_json(result: DiffResult) -> str:
+    """The stable JSON document described in this module's docstring (2-space indent, key order fixed)."""
+    return json.dumps(result.as_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+# --- Markdown -----------------------------------------------------------------------------------
+
+_LEVEL_ICONS = {"none": "🟢", "restart": "🟡", "disruptive": "🟠", "error": "🔴"}
+_MARKDOWN_SPECIAL = {c: f"&#{ord(c)};" for c in "\\`*_[]|~@#"}  # inline syntax, table cells, autolinks, mentions
+_MARKDOWN_SPECIAL.update({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "\n": " ", "\r": " "})
+_MARKDOWN_SPECIAL_RE = re.compile("[" + re.escape("".join(_MARKDOWN_SPECIAL)) + "]")
+
+
+def _md(value: Any) -> Any:
+    """HTML-escape and neutralize Markdown syntax in one pass: inert inside table cells and inline HTML."""
+    from markupsafe import Markup
+
+    return Markup(_MARKDOWN_SPECIAL_RE.sub(lambda m: _MARKDOWN_SPECIAL[m.group(0)], str(value)))
+
+
+def render_markdown(result: DiffResult, template: str = "diff.md.j2") -> str:
+    """The pull-request comment: a summary table, then each cluster's details folded."""
+    from .templates import environment
+
+    env = environment()
+    env.filters["md"] = _md
+    env.filters["value"] = format_value
+    env.filters["change"] = format_change
+    data = result.as_dict()
+    return env.get_template(template).render(
+        result=data,
+        clusters=list(zip(result.clusters, data["clusters"], strict=True)),
+        icons=_LEVEL_ICONS,
+        summary=summary_line(result),
+        no_changes=NO_CHANGES,
+    )
+
+
+# --- GitHub annotations -------------------------------------------------------------------------
+
+_ANNOTATION = {Level.ERROR: "error", Level.DISRUPTIVE: "warning", Level.RESTART: "warning", Level.NONE: "notice"}
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(result: DiffResult, file: str | None = None) -> str:
+    """GitHub Actions workflow commands: ``::error``/``::warning``/``::notice`` per finding, on ``file``."""
+
+    def annotation(kind: str, title: str, message: str) -> str:
+        props = []
+        if file:
+            props.append(f"file={_escape_property(file)}")
+        props.append(f"title={_escape_property(title)}")
+        return f"::{kind} {','.join(props)}::{_escape_data(message)}"
+
+    if result.empty:
+        return annotation("notice", "gpustack-gen diff", NO_CHANGES) + "\n"
+    lines = []
+    for cluster in result.clusters:
+        for finding in cluster.findings:
+            message = finding.message
+            if finding.commands:
+                message += "\n" + "\n".join(finding.commands)
+            lines.append(annotation(_ANNOTATION[finding.level], f"{cluster.name}: {finding.rule}", message))
+        if not result.impact_available:
+            lines.append(annotation("notice", f"{cluster.name}: files", _cluster_headline(cluster, False)))
+    lines.append(f"gpustack-gen diff: {summary_line(result)}")
+    return "\n".join(lines) + "\n"

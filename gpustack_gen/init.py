@@ -1,0 +1,179 @@
+"""``gpustack-gen init``: a commented starter fleet file, built from a template as text for people.
+
+Every value is checked before it reaches the template (the cluster name as a DNS label, each GPU
+against the catalog, the Operator version against the known ones), and is written as a quoted YAML
+string all the same. The result is a file that ``validate`` accepts as written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .catalog import builtin_mig_config, get_gpu, suggest_gpus
+from .errors import OutputError
+from .model.intent import fleet_json_schema
+from .model.names import dns_label_hint, explain_dns_label
+from .versions import NEWEST_OPERATOR, get_operator_version, operator_version_names
+
+TEMPLATE = "init-fleet.yaml.j2"
+DEFAULT_CLUSTER = "gpu-cluster"
+DEFAULT_GPU = "tesla-t4"
+DEFAULT_KUBERNETES = "1.31.0"
+_PACKAGE = Path(__file__).resolve().parent
+
+__all__ = ["InitError", "init_fleet_text", "write_new_file"]
+
+
+class InitError(ValueError):
+    """An option of ``init`` that cannot be used: ``option`` names it, the message says why."""
+
+    def __init__(self, option: str, message: str) -> None:
+        self.option = option
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class _Pool:
+    name: str
+    gpu: str
+    title: str
+    mig: bool
+    devices: str  # the all-balanced instances per GPU, for the comment
+    first_profile: str
+
+
+def _template_dirs() -> list[Path]:
+    candidates = [_PACKAGE / "_data" / "templates", _PACKAGE.parent / "templates"]
+    return [c for c in candidates if (c / TEMPLATE).is_file()]
+
+
+@cache
+def _environment() -> Any:
+    import jinja2
+
+    folders = _template_dirs()
+    if not folders:
+        raise OutputError(f"template {TEMPLATE} not found in gpustack_gen/_data/templates or templates/")
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader([str(f) for f in folders]),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,  # YAML, not HTML: every value goes through yaml_str or comment instead
+        keep_trailing_newline=True,
+    )
+    env.filters["yaml_str"] = _yaml_str
+    env.filters["comment"] = _comment
+    return env
+
+
+def _yaml_str(value: object) -> str:
+    """A double-quoted YAML scalar: a JSON string is one, whatever characters it holds."""
+    return json.dumps(str(value), ensure_ascii=True)
+
+
+def _comment(value: object) -> str:
+    """Text safe inside a comment line: one line, printable."""
+    return "".join(c if c.isprintable() else "?" for c in " ".join(str(value).split()))
+
+
+def _pools(gpus: Sequence[str]) -> list[_Pool]:
+    pools: list[_Pool] = []
+    seen: set[str] = set()
+    for requested in gpus or (DEFAULT_GPU,):
+        gpu = get_gpu(requested)
+        if gpu is None:
+            close = suggest_gpus(requested)
+            hint = f"; did you mean {' or '.join(close)}?" if close else "; `gpustack-gen gpus` lists them"
+            raise InitError("--gpu", f"unknown GPU {requested!r}{hint}")
+        if gpu.id in seen:
+            continue
+        seen.add(gpu.id)
+        entry = builtin_mig_config(gpu, "all-balanced") if gpu.mig_capable else None
+        devices = entry.mig_devices if entry is not None else ()
+        mig = bool(devices)
+        labels = ", ".join(gpu.product_labels) or "no product label known"
+        pools.append(
+            _Pool(
+                name=gpu.id,
+                gpu=gpu.id,
+                title=f"{gpu.name} ({labels})",
+                mig=mig,
+                devices=", ".join(f"{count} x {profile}" for profile, count in devices),
+                first_profile=devices[0][0] if devices else "",
+            )
+        )
+    return pools
+
+
+def init_fleet_text(
+    cluster: str = DEFAULT_CLUSTER,
+    gpus: Sequence[str] = (),
+    operator_version: str | None = None,
+    *,
+    schema: str | None = None,
+    out_name: str = "fleet.yaml",
+) -> str:
+    """The starter fleet file: one cluster, one pool per GPU with the sharing the catalog recommends.
+
+    GPUs with MIG get the Operator's ``all-balanced`` config (and the cluster ``mig.strategy: mixed``),
+    the others time-slicing with 4 replicas. Raises :class:`InitError` for a bad name, GPU or version.
+    """
+    problem = explain_dns_label(cluster)
+    if problem:
+        raise InitError("--cluster", f"{problem} ({dns_label_hint(cluster)})")
+    release = NEWEST_OPERATOR
+    if operator_version is not None:
+        found = get_operator_version(operator_version)
+        if found is None:
+            raise InitError(
+                "--operator-version",
+                f"unknown GPU Operator version {operator_version!r}; known: {', '.join(operator_version_names())}",
+            )
+        release = found
+    pools = _pools(gpus)
+    text: str = (
+        _environment()
+        .get_template(TEMPLATE)
+        .render(
+            schema=_comment(schema or fleet_json_schema()["$id"]),
+            out_name=_comment(out_name),
+            operator_version=release.version,
+            cluster=cluster,
+            kubernetes=DEFAULT_KUBERNETES,
+            pools=pools,
+            any_mig=any(p.mig for p in pools),
+        )
+    )
+    return text
+
+
+def write_new_file(path: Path, text: str, *, force: bool = False) -> None:
+    """Write ``text`` to ``path``; without ``force`` an existing file is an :class:`OutputError`."""
+    if path.is_dir():
+        raise OutputError(f"{path} is a folder")
+    try:
+        if not force:
+            with path.open("x", encoding="utf-8", newline="\n") as stream:  # "x": never clobber
+                stream.write(text)
+            return
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+                stream.write(text)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o666 & ~umask)
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except FileExistsError:
+        raise OutputError(f"{path} already exists; pass --force to overwrite it") from None
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None

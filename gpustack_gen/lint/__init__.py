@@ -1,0 +1,21 @@
+"""``gpustack-gen lint``: strict checks for hand-written GPU Operator configs, with file:line:col findings.
+
+:func:`lint_files` detects what each YAML document is (:func:`detect`) and runs the rules for it;
+:func:`format_report` renders the :class:`LintReport` as text, JSON or GitHub annotations.
+"""
+
+from .detect import DocumentKind, detect
+from .rules import LintOptions
+from .run import LintedDocument, LintReport, default_options, format_report, lint_files, lint_text
+
+__all__ = [
+    "DocumentKind",
+    "LintOptions",
+    "LintReport",
+    "LintedDocument",
+    "default_options",
+    "detect",
+    "format_report",
+    "lint_files",
+    "lint_text",
+]

@@ -1,0 +1,231 @@
+"""``gpustack-gen lint``: read YAML files, detect each document's kind, and run the rules on it.
+
+Decisions, also in the README:
+
+- Findings are :class:`~gpustack_gen.errors.Problem` objects with a severity. Errors are things upstream
+  rejects, ignores silently, or that break scheduling; warnings are legal settings with a known trap.
+- A file that cannot be read (missing, a folder, not UTF-8, not YAML) is reported as an error finding
+  at the YAML problem's position and makes the run *unreadable* (exit code 2); the other files are
+  still linted.
+- A document whose kind is not recognized is a warning ("not linted"), not a failure: a multi-document
+  file may well hold other things. Other Kubernetes objects (Deployments, Kustomizations...) and
+  gpustack-gen's own reports are skipped without a finding.
+- Exit codes (:attr:`LintReport.exit_code`): 0 no errors (warnings allowed), 1 at least one error
+  finding, 2 at least one unreadable file.
+
+Pure: returns a report; printing is the caller's business.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import Problem, Severity
+from ..versions import NEWEST_OPERATOR, OperatorVersion
+from .detect import LINTED_KINDS, DocumentKind, detect
+from .locate import Source
+from .rules import LintOptions, Reporter, lint_document
+
+__all__ = [
+    "EXIT_CLEAN",
+    "EXIT_FINDINGS",
+    "EXIT_UNREADABLE",
+    "LintOptions",
+    "LintReport",
+    "LintedDocument",
+    "default_options",
+    "format_report",
+    "lint_files",
+    "lint_text",
+    "summary",
+]
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class LintedDocument:
+    """One YAML document of a linted file: where it starts and what it was taken for."""
+
+    file: str
+    index: int  # 0-based position in the file's document stream
+    line: int  # 1-based line of its first key; 0 when unknown
+    kind: DocumentKind
+
+    def as_dict(self) -> dict[str, object]:
+        return {"file": self.file, "index": self.index, "line": self.line, "kind": self.kind}
+
+
+@dataclass(frozen=True)
+class LintReport:
+    """Everything one lint run found, file by file in the order given, each file's findings by position."""
+
+    problems: tuple[Problem, ...]
+    documents: tuple[LintedDocument, ...]
+    unreadable: tuple[str, ...]
+    files: tuple[str, ...]
+
+    @property
+    def errors(self) -> tuple[Problem, ...]:
+        return tuple(p for p in self.problems if p.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        return tuple(p for p in self.problems if p.severity is Severity.WARNING)
+
+    @property
+    def exit_code(self) -> int:
+        if self.unreadable:
+            return EXIT_UNREADABLE
+        return EXIT_FINDINGS if self.errors else EXIT_CLEAN
+
+
+def default_options(
+    operator: OperatorVersion | None = None, namespace: str = "gpu-operator", kubernetes: str | None = None
+) -> LintOptions:
+    """Options with the newest known GPU Operator and the newest Kubernetes schema as defaults."""
+    if kubernetes is None:
+        from ..validate.kubernetes import schema_versions
+
+        major, minor = schema_versions()[-1]
+        kubernetes = f"{major}.{minor}"
+    return LintOptions(operator=operator or NEWEST_OPERATOR, namespace=namespace, kubernetes=kubernetes)
+
+
+def _document_line(document: Any) -> int:
+    lc = getattr(document, "lc", None)
+    return int(lc.line) + 1 if lc is not None and lc.line is not None else 0
+
+
+def lint_text(text: str, file: str, options: LintOptions) -> tuple[list[Problem], list[LintedDocument], bool]:
+    """Lint the YAML stream ``text`` (named ``file`` in findings): (problems, documents, readable)."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    reporter = Reporter(file, text.splitlines())
+    try:
+        documents = list(YAML(typ="rt").load_all(text))
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return [Problem(file, line, column, "", f"not valid YAML: {problem}")], [], False
+    linted: list[LintedDocument] = []
+    for index, document in enumerate(documents):
+        if document is None:
+            continue
+        kind = detect(document)
+        source = Source(document, anchor=(_document_line(document), 1))
+        linted.append(LintedDocument(file, index, _document_line(document), kind))
+        if kind in LINTED_KINDS:
+            lint_document(document, kind, source, reporter, options)
+        elif kind == "unknown":
+            reporter.problems.append(
+                Problem(
+                    file,
+                    _document_line(document),
+                    1,
+                    "",
+                    f"document {index + 1} is not a GPU Operator config lint knows: not linted",
+                    "lint reads device-plugin and mig-parted configs (bare or in a ConfigMap), ClusterPolicies, "
+                    "GPU Operator values files and workload values fragments",
+                    Severity.WARNING,
+                )
+            )
+    if not linted:
+        reporter.problems.append(Problem(file, 0, 0, "", "no YAML documents in the file", "", Severity.WARNING))
+    return sorted(set(reporter.problems)), linted, True
+
+
+def _read(path: Path) -> tuple[str | None, str]:
+    try:
+        return path.read_bytes().decode("utf-8-sig"), ""
+    except FileNotFoundError:
+        return None, "no such file"
+    except IsADirectoryError:
+        return None, "is a directory, not a file"
+    except UnicodeDecodeError as exc:
+        return None, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+    except OSError as exc:
+        return None, f"cannot be read: {exc.strerror or exc}"
+
+
+def lint_files(paths: Iterable[str | Path], options: LintOptions | None = None) -> LintReport:
+    """Lint each file in ``paths`` (each may hold several YAML documents); see the module docstring."""
+    options = options or default_options()
+    problems: list[Problem] = []
+    documents: list[LintedDocument] = []
+    unreadable: list[str] = []
+    files: list[str] = []
+    for raw in paths:
+        name = str(raw)
+        files.append(name)
+        text, reason = _read(Path(raw))
+        if text is None:
+            problems.append(Problem(name, 0, 0, "", reason))
+            unreadable.append(name)
+            continue
+        found, linted, readable = lint_text(text, name, options)
+        problems.extend(found)
+        documents.extend(linted)
+        if not readable:
+            unreadable.append(name)
+    return LintReport(tuple(problems), tuple(documents), tuple(unreadable), tuple(files))
+
+
+def summary(report: LintReport) -> str:
+    """``2 errors, 1 warning in 3 files (5 documents)``."""
+
+    def count(n: int, word: str) -> str:
+        return f"{n} {word}{'s' if n != 1 else ''}"
+
+    text = (
+        f"{count(len(report.errors), 'error')}, {count(len(report.warnings), 'warning')} in "
+        f"{count(len(report.files), 'file')} ({count(len(report.documents), 'document')})"
+    )
+    if report.unreadable:
+        text += f"; {count(len(report.unreadable), 'file')} could not be read"
+    return text
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def format_report(report: LintReport, output_format: str) -> str:
+    """The report as ``text`` (file:line:col lines and a summary), ``json`` or ``github`` (workflow commands)."""
+    import json
+
+    if output_format == "json":
+        payload = {
+            "findings": [p.as_dict() for p in report.problems],
+            "documents": [d.as_dict() for d in report.documents],
+            "unreadable": list(report.unreadable),
+            "errors": len(report.errors),
+            "warnings": len(report.warnings),
+            "exitCode": report.exit_code,
+        }
+        return json.dumps(payload, indent=2) + "\n"
+    lines: list[str] = []
+    if output_format == "github":
+        for p in report.problems:
+            props = [f"file={_escape_property(p.file)}"]
+            if p.line:
+                props += [f"line={p.line}", f"col={p.column}"]
+            title = f"gpustack-gen lint: {p.path}" if p.path else "gpustack-gen lint"
+            props.append(f"title={_escape_property(title)}")
+            message = p.message + (f" (hint: {p.hint})" if p.hint else "")
+            lines.append(f"::{p.severity.value} {','.join(props)}::{_escape_data(message)}")
+        return "".join(line + "\n" for line in lines)
+    if output_format != "text":
+        raise ValueError(f"unknown output format {output_format!r}; expected text, json or github")
+    lines = [p.format() for p in report.problems]
+    lines.append(summary(report))
+    return "".join(line + "\n" for line in lines)

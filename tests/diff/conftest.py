@@ -1,0 +1,8 @@
+"""Make ``helpers`` importable from the diff tests."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))

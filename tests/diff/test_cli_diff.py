@@ -1,0 +1,222 @@
+"""``gpustack-gen diff``: arguments, formats, exit codes, and ``--base`` in real git repositories."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from helpers import base, changed, pool
+from ruamel.yaml import YAML
+
+from gpustack_gen.cli import main
+
+GIT = shutil.which("git")
+needs_git = pytest.mark.skipif(GIT is None, reason="git is not installed")
+
+
+def write_fleet(path: Path, data: dict[str, object]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as handle:
+        YAML(typ="safe", pure=True).dump(data, handle)
+    return path
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def five(data: dict[str, object]) -> None:
+    pool(data, "t4")["sharing"].update(replicas=5)
+
+
+@pytest.fixture
+def fleets(tmp_path: Path) -> tuple[Path, Path]:
+    return write_fleet(tmp_path / "old.yaml", base()), write_fleet(tmp_path / "new.yaml", changed(five))
+
+
+def test_identical_inputs_print_no_changes_and_exit_0(fleets: tuple[Path, Path]) -> None:
+    old, _ = fleets
+
+    result = run("diff", "--exit-code", str(old), str(old))
+
+    assert result.exit_code == 0
+    assert result.stdout == "no changes\n"
+
+
+def test_exit_code_is_1_when_something_differs_and_only_with_the_flag(fleets: tuple[Path, Path]) -> None:
+    old, new = fleets
+
+    assert run("diff", "--exit-code", str(old), str(new)).exit_code == 1
+    plain = run("diff", str(old), str(new))
+    assert plain.exit_code == 0
+    assert "t4: nvidia.com/gpu 12 -> 15" in plain.stdout
+    assert "\x1b[" not in plain.stdout  # not a terminal: no colour
+
+
+@pytest.mark.parametrize("output_format", ["text", "markdown", "json", "github"])
+def test_every_format(fleets: tuple[Path, Path], output_format: str) -> None:
+    old, new = fleets
+
+    result = run("diff", "--format", output_format, str(old), str(new))
+
+    assert result.exit_code == 0, result.output
+    if output_format == "json":
+        assert json.loads(result.stdout)["clusters"][0]["capacity"][0]["new"] == 15
+    elif output_format == "markdown":
+        assert result.stdout.startswith("<!-- gpustack-gen diff -->")
+    elif output_format == "github":
+        assert result.stdout.startswith(f"::warning file={new},title=prod%3A device-plugin-config::")
+    else:
+        assert "[restart] device-plugin config changes for pool t4" in result.stdout
+
+
+def test_invalid_input_exits_2(tmp_path: Path, fleets: tuple[Path, Path]) -> None:
+    old, _ = fleets
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: gpustack-gen/v1alpha1\nkind: Fleet\nclusters: []\n")
+
+    invalid = run("diff", str(old), str(bad))
+    assert invalid.exit_code == 2
+    assert "bad.yaml" in invalid.stderr
+
+    missing = run("diff", str(old), str(tmp_path / "nope.yaml"))
+    assert missing.exit_code == 2
+    assert "no such file or folder" in missing.stderr
+
+    assert run("diff", str(old)).exit_code == 2  # NEW is required without --base
+    assert run("diff", "--format", "xml", str(old), str(old)).exit_code == 2
+
+
+def test_rendered_folders_and_fleets_mix(tmp_path: Path, fleets: tuple[Path, Path]) -> None:
+    old, new = fleets
+    assert run("render", str(old), "--out", str(tmp_path / "out")).exit_code == 0
+
+    result = run("diff", "--format", "json", str(tmp_path / "out"), str(new))
+
+    data = json.loads(result.stdout)
+    assert data["impactAvailable"] is False
+    assert data["clusters"][0]["findings"] is None
+    assert {f["path"] for f in data["clusters"][0]["files"]} == {
+        "capacity.yaml",
+        "device-plugin-config.yaml",
+        "node-labels.yaml",
+    }
+
+
+# --- --base ---------------------------------------------------------------------------------------
+
+
+def git(cwd: Path, *args: str) -> str:
+    assert GIT is not None
+    identity = ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
+    done = subprocess.run(
+        [GIT, *identity, *args], cwd=cwd, capture_output=True, text=True, check=True, env={"PATH": "/usr/bin:/bin"}
+    )
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A fresh repository: commit 1 has the base fleet, commit 2 five replicas on t4."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write_fleet(root / "gitops" / "fleet.yaml", base())
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "base fleet")
+    write_fleet(root / "gitops" / "fleet.yaml", changed(five))
+    git(root, "commit", "-q", "-am", "more replicas")
+    return root
+
+
+@needs_git
+def test_base_compares_the_committed_fleet_with_the_working_file(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo / "gitops")  # the path is resolved against the repository top, not the cwd
+
+    against_previous = run("diff", "--base", "HEAD~1", "--format", "json", "--exit-code", "fleet.yaml")
+    against_head = run("diff", "--base", "HEAD", "--exit-code", "fleet.yaml")
+
+    assert against_previous.exit_code == 1, against_previous.output
+    data = json.loads(against_previous.stdout)
+    assert data["old"] == "HEAD~1:gitops/fleet.yaml"
+    assert data["new"] == "fleet.yaml"
+    assert data["clusters"][0]["capacity"][0] == {
+        "pool": "t4",
+        "resource": "nvidia.com/gpu",
+        "old": 12,
+        "new": 15,
+        "requestedOld": 6,
+        "requestedNew": 6,
+    }
+    assert (against_head.exit_code, against_head.stdout) == (0, "no changes\n")
+
+
+@needs_git
+def test_base_sees_uncommitted_edits(repo: Path) -> None:
+    fleet = repo / "gitops" / "fleet.yaml"
+    write_fleet(fleet, changed(lambda d: pool(d, "t4")["sharing"].update(replicas=6)))
+
+    result = run("diff", "--base", "HEAD", str(fleet))
+
+    assert "t4: nvidia.com/gpu 15 -> 18" in result.stdout
+
+
+@needs_git
+def test_base_works_in_a_shallow_clone_once_the_ref_is_fetched(tmp_path: Path, repo: Path) -> None:
+    git(repo, "branch", "-q", "base", "HEAD~1")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth=1", "--branch", "main", "--single-branch", repo.as_uri(), str(clone))
+    fleet = str(clone / "gitops" / "fleet.yaml")
+
+    before = run("diff", "--base", "origin/base", fleet)
+    git(clone, "fetch", "-q", "--depth=1", "origin", "+refs/heads/base:refs/remotes/origin/base")
+    after = run("diff", "--base", "origin/base", "--exit-code", fleet)
+
+    assert before.exit_code == 2
+    assert "unknown git ref 'origin/base'" in before.stderr
+    assert "fetch it first" in before.stderr
+    assert after.exit_code == 1, after.output
+    assert "t4: nvidia.com/gpu 12 -> 15" in after.stdout
+
+
+@needs_git
+def test_base_errors_are_clear_and_exit_2(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fleet = repo / "gitops" / "fleet.yaml"
+    added = write_fleet(repo / "gitops" / "new-fleet.yaml", base())
+    outside = write_fleet(tmp_path / "elsewhere" / "fleet.yaml", base())
+
+    unknown = run("diff", "--base", "no-such-ref", str(fleet))
+    not_in_ref = run("diff", "--base", "HEAD", str(added))
+    no_repo = run("diff", "--base", "HEAD", str(outside))
+    option_like = run("diff", "--base=--output=x", str(fleet))
+    two_args = run("diff", "--base", "HEAD", str(fleet), str(fleet))
+
+    assert (unknown.exit_code, not_in_ref.exit_code, no_repo.exit_code, option_like.exit_code) == (2, 2, 2, 2)
+    assert "unknown git ref 'no-such-ref'" in unknown.stderr
+    assert "gitops/new-fleet.yaml is not in HEAD" in not_in_ref.stderr
+    assert "not inside a git repository" in no_repo.stderr
+    assert "is not a git ref" in option_like.stderr
+    assert two_args.exit_code == 2
+
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-path"))
+    no_git = run("diff", "--base", "HEAD", str(fleet))
+    assert no_git.exit_code == 2
+    assert "git is not installed" in no_git.stderr
+
+
+@needs_git
+def test_base_reports_an_invalid_committed_fleet(repo: Path) -> None:
+    fleet = repo / "gitops" / "fleet.yaml"
+    good = fleet.read_text()
+    fleet.write_text("apiVersion: gpustack-gen/v1alpha1\nkind: Fleet\nclusters: []\n")
+    git(repo, "commit", "-q", "-am", "broken")
+    fleet.write_text(good)
+
+    result = run("diff", "--base", "HEAD", str(fleet))
+
+    assert result.exit_code == 2
+    assert "HEAD:gitops/fleet.yaml" in result.stderr
