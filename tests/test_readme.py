@@ -43,3 +43,10 @@ def test_error_example_is_real_output() -> None:
     )
     assert result.returncode == 2
     assert result.stderr.replace(fleet.name, "fleet.yaml") == shown.group(1)
+
+
+def test_diff_example_is_real_output() -> None:
+    shown = re.search(r"```text\n(gpustack-gen diff: .*?)\n```", README, re.S)
+    assert shown is not None
+    golden = (ROOT / "tests" / "diff" / "golden" / "example.txt").read_text(encoding="utf-8")
+    assert golden.startswith(shown.group(1) + "\n")
