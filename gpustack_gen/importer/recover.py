@@ -1,0 +1,777 @@
+"""Recover the Operator settings and each pool's sharing from values, the ClusterPolicy and ConfigMaps.
+
+Precedence: the ClusterPolicy is what runs, so it wins over the values file where both set a key (the
+conflict is a TODO). Keys neither sets are left to the chart default, which is also the fleet model's.
+Each device-plugin config key becomes a sharing policy (time-slicing / MPS, replicas, renameByDefault,
+failRequestsGreaterThanOne); each mig-parted config becomes a ``layout``, or ``config: <name>`` where it
+is one of the Operator's built-in configs for that GPU, unchanged. Whatever the fleet model cannot say
+is listed as a TODO, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..catalog import GpuModel, builtin_mig_config, builtin_mig_config_names
+from ..compile.nodes import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
+from ..compile.operator import MPS_ROOT
+from ..errors import FleetError, Problem
+from ..versions import NEWEST_OPERATOR, OPERATOR_VERSIONS, OperatorVersion, get_operator_version
+from .discover import NodeGroup
+from .inputs import ConfigMapInput, Inputs, Where
+from .notes import OPERATOR, Todo, one_line, pool_place
+
+RESOURCE_GPU = "nvidia.com/gpu"
+DEFAULT_MIG_CONFIGMAP = "default-mig-parted-config"
+MIG_CONFIG_KEY = "config.yaml"
+MIG_STRATEGY_LABEL = "nvidia.com/mig.strategy"
+
+# Values keys the fleet model owns (rendered into gpu-operator-values.yaml).
+OWNED_KEYS = (
+    "cdi.enabled",
+    "cdi.default",
+    "cdi.nriPluginEnabled",
+    "driver.enabled",
+    "driver.version",
+    "toolkit.enabled",
+    "mig.strategy",
+    "devicePlugin.config.name",
+    "devicePlugin.config.default",
+    "migManager.config.name",
+    "migManager.config.default",
+)
+# ClusterPolicy spec sections the model has a say in (the rest is listed as outside the model).
+_POLICY_SECTIONS = frozenset({"cdi", "driver", "toolkit", "mig", "devicePlugin", "migManager"})
+_VERSION_PREFIX = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)")
+
+
+@dataclass(frozen=True)
+class Setting:
+    value: Any
+    origin: str  # e.g. "values.yaml cdi.enabled"
+
+
+@dataclass(frozen=True)
+class OperatorState:
+    """The cluster-wide settings recovered from the inputs."""
+
+    settings: dict[str, Setting]  # owned key -> value set by an input (only those set)
+    release: OperatorVersion
+    release_note: str
+    release_told: bool
+    namespace: str | None
+    namespace_note: str
+    mig_strategy: str  # effective: single | mixed (none is kept as "single" with a TODO)
+    plugin_configmap: ConfigMapInput | None
+    plugin_default: str | None
+    mig_configmap: ConfigMapInput | None  # a custom mig-parted ConfigMap in use; None: the built-in configs
+    mig_default: str
+    todos: tuple[Todo, ...]
+    warnings: tuple[str, ...]
+
+    def value(self, key: str, default: Any = None) -> Any:
+        setting = self.settings.get(key)
+        return default if setting is None else setting.value
+
+
+@dataclass(frozen=True)
+class PoolSharing:
+    """A pool's sharing policy in fleet-file form (aliases), or None for whole GPUs."""
+
+    policy: dict[str, Any] | None
+    notes: tuple[str, ...]
+    todos: tuple[Todo, ...]
+    plugin_key: str | None  # the device-plugin config key the pool's nodes use
+    mig_name: str | None  # the mig-parted config name the pool's nodes use
+    warnings: tuple[str, ...] = ()  # settings dropped because they have no effect upstream
+
+
+# --- small helpers ---------------------------------------------------------------------------------
+
+
+def lookup(data: Mapping[str, Any] | None, dotted: str) -> tuple[bool, Any]:
+    node: Any = data
+    for part in dotted.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return False, None
+        node = node[part]
+    return True, node
+
+
+def component_version(text: object) -> str | None:
+    """``v0.17.0-ubi8`` -> ``v0.17.0``; None when it does not start with a version."""
+    match = _VERSION_PREFIX.match(text.strip()) if isinstance(text, str) else None
+    return "v{}.{}.{}".format(*match.groups()) if match else None
+
+
+def parse_embedded(text: str) -> tuple[Any, str | None]:
+    """A config file held in a ConfigMap value: (data, None) or (None, error message)."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    from .inputs import plain
+
+    try:
+        return plain(YAML(typ="rt").load(text)), None
+    except (YAMLError, ValueError, RecursionError) as exc:
+        return None, " ".join(str(exc).split())[:200]
+
+
+def is_plugin_config(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("version", "v1") in ("v1", "") and bool({"flags", "sharing"} & set(data))
+
+
+def is_mig_config(data: Any) -> bool:
+    return isinstance(data, dict) and isinstance(data.get("mig-configs"), dict)
+
+
+def _looks_like_plugin(cm: ConfigMapInput) -> bool:
+    return bool(cm.data) and any(is_plugin_config(parse_embedded(text)[0]) for text in cm.data.values())
+
+
+def _looks_like_mig(cm: ConfigMapInput) -> bool:
+    return MIG_CONFIG_KEY in cm.data and is_mig_config(parse_embedded(cm.data[MIG_CONFIG_KEY])[0])
+
+
+def _short(value: Any) -> str:
+    text = one_line(value if isinstance(value, str) else json.dumps(value, sort_keys=False, default=str))
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- cluster-wide settings -------------------------------------------------------------------------
+
+# Values that mean the same as leaving the key unset.
+_UNSET_EQUIVALENTS: dict[str, tuple[Any, ...]] = {
+    "devicePlugin.config.name": ("",),
+    "devicePlugin.config.default": ("",),
+    "migManager.config.name": ("", DEFAULT_MIG_CONFIGMAP),
+    "migManager.config.default": ("all-disabled",),
+}
+# Operands the fleet model relies on: ``enabled: true`` is what it assumes, so it is not a TODO.
+_REQUIRED_OPERANDS = ("devicePlugin.enabled", "gfd.enabled", "migManager.enabled", "nfd.enabled")
+
+
+def _normal(key: str, value: Any) -> Any:
+    """A setting with the values that mean "unset" folded into None."""
+    return None if value is None or value in _UNSET_EQUIVALENTS.get(key, ()) else value
+
+
+def recover_operator(inputs: Inputs, operator_version: str | None, groups: tuple[NodeGroup, ...]) -> OperatorState:
+    todos: list[Todo] = []
+    warnings: list[str] = []
+    values_name = inputs.values_file or "values"
+    policy_name = inputs.clusterpolicy_file or "ClusterPolicy"
+    consumed: set[str] = set()
+
+    settings: dict[str, Setting] = {}
+    for key in OWNED_KEYS:
+        in_values, from_values = lookup(inputs.values, key)
+        in_policy, from_policy = lookup(inputs.clusterpolicy, key)
+        if in_values:
+            consumed.add(key)
+        if in_policy and in_values and _normal(key, from_policy) != _normal(key, from_values):
+            todos.append(
+                Todo(
+                    f"{key}: {values_name} says {_short(from_values)} but the ClusterPolicy says "
+                    f"{_short(from_policy)}; took the ClusterPolicy's (what runs now)",
+                    OPERATOR,
+                )
+            )
+        if in_policy and from_policy is not None:
+            settings[key] = Setting(from_policy, f"{policy_name} spec.{key}")
+        elif in_values and from_values is not None:
+            settings[key] = Setting(from_values, f"{values_name} {key}")
+
+    release, release_note, told, release_todos = _release(inputs, operator_version, consumed)
+    todos.extend(release_todos)
+
+    maps = list(inputs.configmaps)
+    maps.extend(_configmaps_from_values(inputs, settings, consumed))
+    plugin_cm, plugin_todos = _select_plugin_configmap(maps, settings, inputs, groups)
+    mig_cm, mig_todos = _select_mig_configmap(maps, settings, inputs, groups)
+    todos.extend(plugin_todos + mig_todos)
+    for cm in maps:
+        if cm is plugin_cm or cm is mig_cm:
+            continue
+        if _looks_like_plugin(cm):
+            todos.append(Todo(f"{cm.label} holds device-plugin configs but the Operator does not use it; not imported"))
+        elif _looks_like_mig(cm):
+            todos.append(Todo(f"{cm.label} holds mig-parted configs but the Operator does not use it; not imported"))
+        else:
+            todos.append(Todo(f"{cm.label} is neither a device-plugin nor a mig-parted config; not imported"))
+
+    namespace, namespace_note = None, ""
+    spaces = sorted({cm.namespace for cm in (plugin_cm, mig_cm) if cm is not None and cm.namespace})
+    if len(spaces) > 1:
+        todos.append(Todo(f"the ConfigMaps are in namespaces {', '.join(spaces)}; took {spaces[0]}", OPERATOR))
+    if spaces:
+        namespace = spaces[0]
+        namespace_note = "metadata.namespace of " + " and ".join(
+            cm.label for cm in (plugin_cm, mig_cm) if cm is not None and cm.namespace == namespace
+        )
+
+    if "mig.strategy" not in settings and inputs.values is None and inputs.clusterpolicy is None:
+        labelled = sorted(
+            {n.labels[MIG_STRATEGY_LABEL] for g in groups for n in g.nodes if MIG_STRATEGY_LABEL in n.labels}
+        )
+        if len(labelled) == 1:
+            settings["mig.strategy"] = Setting(
+                labelled[0], f"node label {MIG_STRATEGY_LABEL} (set by GPU feature discovery)"
+            )
+        elif labelled:
+            todos.append(
+                Todo(f"the nodes are labelled {MIG_STRATEGY_LABEL} {', '.join(labelled)}; pass --values", OPERATOR)
+            )
+    mig_strategy = "single"
+    strategy = settings.get("mig.strategy")
+    if strategy is not None:
+        if strategy.value in ("single", "mixed"):
+            mig_strategy = strategy.value
+        else:
+            todos.append(
+                Todo(
+                    f"mig.strategy {_short(strategy.value)} ({strategy.origin}) is not one the fleet model has "
+                    "(single, mixed); left to the default, single",
+                    OPERATOR,
+                )
+            )
+
+    for key, label in (("cdi.default", "has_cdi_default"), ("cdi.nriPluginEnabled", "has_nri_plugin")):
+        setting = settings.get(key)
+        if setting is not None and not getattr(release, label):
+            del settings[key]
+            if setting.value:
+                todos.append(
+                    Todo(
+                        f"{key}: {_short(setting.value)} ({setting.origin}) has no effect in GPU Operator "
+                        f"{release.version}; not imported",
+                        OPERATOR,
+                    )
+                )
+    for key in ("cdi.enabled", "cdi.default", "cdi.nriPluginEnabled", "driver.enabled", "toolkit.enabled"):
+        setting = settings.get(key)
+        if setting is not None and not isinstance(setting.value, bool):
+            del settings[key]
+            todos.append(Todo(f"{key}: {_short(setting.value)} ({setting.origin}) is not a boolean", OPERATOR))
+    version_setting = settings.get("driver.version")
+    if version_setting is not None and (not isinstance(version_setting.value, str) or not version_setting.value):
+        del settings["driver.version"]
+        if version_setting.value not in ("", None):
+            todos.append(
+                Todo(
+                    f"driver.version: {_short(version_setting.value)} ({version_setting.origin}) is not a string "
+                    "(YAML read a number: quote it); not imported",
+                    OPERATOR,
+                )
+            )
+
+    consumed.update(
+        {"devicePlugin.config.create", "devicePlugin.config.data", "migManager.config.create", "migManager.config.data"}
+    )
+    for key in _REQUIRED_OPERANDS:
+        found, enabled = lookup(inputs.values, key)
+        if found and enabled is True:
+            consumed.add(key)
+    found, root = lookup(inputs.values, "devicePlugin.mps.root")
+    if found and root == MPS_ROOT:
+        consumed.add("devicePlugin.mps.root")
+    todos.extend(_values_outside_model(inputs, consumed, release))
+    todos.extend(_policy_outside_model(inputs))
+
+    plugin_default = settings.get("devicePlugin.config.default")
+    mig_default = settings.get("migManager.config.default")
+    return OperatorState(
+        settings=settings,
+        release=release,
+        release_note=release_note,
+        release_told=told,
+        namespace=namespace,
+        namespace_note=namespace_note,
+        mig_strategy=mig_strategy,
+        plugin_configmap=plugin_cm,
+        plugin_default=plugin_default.value if plugin_default is not None and plugin_default.value else None,
+        mig_configmap=mig_cm,
+        mig_default=mig_default.value if mig_default is not None and mig_default.value else "all-disabled",
+        todos=tuple(todos),
+        warnings=tuple(warnings),
+    )
+
+
+def _release(inputs: Inputs, option: str | None, consumed: set[str]) -> tuple[OperatorVersion, str, bool, list[Todo]]:
+    found_versions: dict[tuple[str, str, str], list[str]] = {}  # (component, key, raw) -> files
+    for data, name in (
+        (inputs.values, inputs.values_file or "values"),
+        (inputs.clusterpolicy, inputs.clusterpolicy_file or "ClusterPolicy"),
+    ):
+        for component, key in (("device_plugin", "devicePlugin.version"), ("mig_manager", "migManager.version")):
+            found, raw = lookup(data, key)
+            if found and component_version(raw) is not None:
+                found_versions.setdefault((component, key, str(raw)), []).append(name)
+    evidence = [
+        (component, component_version(raw) or "", f"{key} {raw} ({', '.join(files)})")
+        for (component, key, raw), files in found_versions.items()
+    ]
+    if option is not None:
+        release = get_operator_version(option)
+        if release is None:
+            known = ", ".join(v.version for v in OPERATOR_VERSIONS)
+            raise FleetError(
+                [Problem("--operator-version", 0, 0, "", f"unknown GPU Operator version {option!r}", f"known: {known}")]
+            )
+        _consume_matching(evidence, release, inputs, consumed)
+        return release, "--operator-version", True, []
+    candidates = list(OPERATOR_VERSIONS)
+    for component, version, _ in evidence:
+        candidates = [r for r in candidates if getattr(r, component) == version]
+    origins = ", ".join(origin for _, _, origin in evidence)
+    if not evidence:
+        return (
+            NEWEST_OPERATOR,
+            "",
+            False,
+            [
+                Todo(
+                    "no input tells the GPU Operator version (devicePlugin.version or migManager.version); assumed "
+                    f"the newest known, {NEWEST_OPERATOR.version}: pass --operator-version",
+                    OPERATOR,
+                )
+            ],
+        )
+    if not candidates:
+        return (
+            NEWEST_OPERATOR,
+            "",
+            False,
+            [
+                Todo(
+                    f"no GPU Operator version gpustack-gen knows ships {origins}; assumed the newest known, "
+                    f"{NEWEST_OPERATOR.version}: pass --operator-version",
+                    OPERATOR,
+                )
+            ],
+        )
+    verified = [r for r in candidates if r.verified] or candidates
+    release = verified[-1]
+    _consume_matching(evidence, release, inputs, consumed)
+    note = f"{origins} ships with GPU Operator {release.version}"
+    if len(candidates) > 1:
+        names = " and ".join(r.version for r in candidates)
+        return (
+            release,
+            note,
+            True,
+            [
+                Todo(
+                    f"{origins} ships with GPU Operator {names}; took {release.version}: pass --operator-version if it is another",
+                    OPERATOR,
+                )
+            ],
+        )
+    return release, note, True, []
+
+
+def _consume_matching(
+    evidence: list[tuple[str, str, str]], release: OperatorVersion, inputs: Inputs, consumed: set[str]
+) -> None:
+    """Image versions that are the release's own are accounted for by the chart version."""
+    for key, component in (
+        ("devicePlugin.version", "device_plugin"),
+        ("gfd.version", "device_plugin"),
+        ("migManager.version", "mig_manager"),
+    ):
+        found, raw = lookup(inputs.values, key)
+        if found and component_version(raw) == getattr(release, component):
+            consumed.add(key)
+
+
+def _configmaps_from_values(inputs: Inputs, settings: dict[str, Setting], consumed: set[str]) -> list[ConfigMapInput]:
+    """ConfigMaps the chart creates from ``devicePlugin.config.data`` / ``migManager.config.data``."""
+    found: list[ConfigMapInput] = []
+    where = Where(inputs.values_file or "values", 0)
+    for section in ("devicePlugin", "migManager"):
+        has_create, create = lookup(inputs.values, f"{section}.config.create")
+        has_data, data = lookup(inputs.values, f"{section}.config.data")
+        name = settings.get(f"{section}.config.name")
+        if not (has_create and create is True and has_data and isinstance(data, dict) and data and name):
+            continue
+        if not all(isinstance(v, str) for v in data.values()):
+            continue
+        found.append(
+            ConfigMapInput(str(name.value), None, dict(data), where, origin=f"{section}.config.data in {where.file}")
+        )
+    return found
+
+
+def _named(maps: list[ConfigMapInput], name: str) -> ConfigMapInput | None:
+    return next((cm for cm in maps if cm.name == name), None)
+
+
+def _select_plugin_configmap(
+    maps: list[ConfigMapInput], settings: dict[str, Setting], inputs: Inputs, groups: tuple[NodeGroup, ...]
+) -> tuple[ConfigMapInput | None, list[Todo]]:
+    name = settings.get("devicePlugin.config.name")
+    if name is not None and name.value:
+        found = _named(maps, str(name.value))
+        if found is None:
+            return None, [
+                Todo(
+                    f"devicePlugin.config.name ({name.origin}) names ConfigMap {name.value}, which was not given: "
+                    "pass it with --configmap",
+                    OPERATOR,
+                )
+            ]
+        return found, []
+    if inputs.values is not None or inputs.clusterpolicy is not None:
+        return None, []  # the Operator runs the device plugin without a config file
+    candidates = [cm for cm in maps if _looks_like_plugin(cm)]
+    if not candidates:
+        return None, []
+    wanted = {g.plugin_config for g in groups if g.plugin_config}
+    candidates.sort(key=lambda cm: (-len(wanted & set(cm.data)), cm.name))
+    chosen = candidates[0]
+    return chosen, [
+        Todo(
+            f"no --values or --clusterpolicy tells devicePlugin.config.name; assumed {chosen.label} "
+            "(the one holding the keys the nodes name)",
+            OPERATOR,
+        )
+    ]
+
+
+def _select_mig_configmap(
+    maps: list[ConfigMapInput], settings: dict[str, Setting], inputs: Inputs, groups: tuple[NodeGroup, ...]
+) -> tuple[ConfigMapInput | None, list[Todo]]:
+    name = settings.get("migManager.config.name")
+    if name is not None and name.value and name.value != DEFAULT_MIG_CONFIGMAP:
+        found = _named(maps, str(name.value))
+        if found is None:
+            return None, [
+                Todo(
+                    f"migManager.config.name ({name.origin}) names ConfigMap {name.value}, which was not given: "
+                    "pass it with --configmap; the built-in configs were assumed",
+                    OPERATOR,
+                )
+            ]
+        if MIG_CONFIG_KEY not in found.data:
+            return None, [Todo(f"{found.label} has no key {MIG_CONFIG_KEY}, which mig-manager needs", OPERATOR)]
+        return found, []
+    if name is not None or inputs.values is not None or inputs.clusterpolicy is not None:
+        return None, []
+    candidates = [cm for cm in maps if _looks_like_mig(cm) and cm.name != DEFAULT_MIG_CONFIGMAP]
+    if not candidates:
+        return None, []
+    chosen = sorted(candidates, key=lambda cm: cm.name)[0]
+    return chosen, [
+        Todo(f"no --values or --clusterpolicy tells migManager.config.name; assumed {chosen.label}", OPERATOR)
+    ]
+
+
+def _leaves(data: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(data, dict) and data:
+        for key, value in data.items():
+            yield from _leaves(value, f"{prefix}.{key}" if prefix else str(key))
+    else:
+        yield prefix, data
+
+
+def _values_outside_model(inputs: Inputs, consumed: set[str], release: OperatorVersion) -> list[Todo]:
+    if not inputs.values:
+        return []
+    name = inputs.values_file or "values"
+    todos = []
+    for path, value in _leaves(inputs.values):
+        if path in consumed or any(path.startswith(f"{key}.") for key in consumed):
+            continue
+        todos.append(
+            Todo(
+                f"{name}: {path}: {_short(value)} is outside the fleet model; not imported: keep it in a values "
+                "file applied after gpu-operator-values.yaml"
+            )
+        )
+    return todos
+
+
+def _policy_outside_model(inputs: Inputs) -> list[Todo]:
+    if not inputs.clusterpolicy:
+        return []
+    others = sorted(set(inputs.clusterpolicy) - _POLICY_SECTIONS)
+    if not others:
+        return []
+    return [
+        Todo(
+            f"ClusterPolicy spec fields outside the fleet model were not imported ({', '.join(others)}, and image, "
+            "env and resource settings): keep any you changed in a values file"
+        )
+    ]
+
+
+# --- per pool ---------------------------------------------------------------------------------------
+
+
+def plugin_policy(config: Any) -> tuple[dict[str, Any] | None, list[str], list[str]]:
+    """A device-plugin config as a fleet sharing policy: (policy or None, outside the model, no effect)."""
+    outside: list[str] = []
+    no_effect: list[str] = []
+    if not isinstance(config, dict):
+        return None, ["it is not a mapping"], []
+    for key in config:
+        if key not in ("version", "flags", "sharing", "resources"):
+            outside.append(key)
+    if "resources" in config:
+        no_effect.append("resources (the device plugin drops it)")
+    flags = config.get("flags")
+    for key in flags if isinstance(flags, dict) else {}:
+        if key != "migStrategy":
+            outside.append(f"flags.{key}")
+    sharing = config.get("sharing")
+    sharing = sharing if isinstance(sharing, dict) else {}
+    for key in sharing:
+        if key not in ("timeSlicing", "mps"):
+            outside.append(f"sharing.{key}")
+    strategy = "mps" if isinstance(sharing.get("mps"), dict) and sharing["mps"].get("resources") else "timeSlicing"
+    block = sharing.get(strategy)
+    if strategy == "mps" and "timeSlicing" in sharing:
+        no_effect.append("sharing.timeSlicing (sharing.mps wins)")
+    if not isinstance(block, dict) or not block.get("resources"):
+        return None, outside, no_effect
+    base = f"sharing.{strategy}"
+    for key in block:
+        if key not in ("renameByDefault", "failRequestsGreaterThanOne", "resources"):
+            outside.append(f"{base}.{key}")
+    resources = block["resources"] if isinstance(block["resources"], list) else []
+    gpu_entries = []
+    others = []
+    for resource in resources:
+        name = resource.get("name") if isinstance(resource, dict) else None
+        full = name if not isinstance(name, str) or "/" in name else f"nvidia.com/{name}"
+        if full == RESOURCE_GPU:
+            gpu_entries.append(resource)
+        else:
+            others.append(_short(full))
+    if others:
+        outside.append(f"{base}.resources for {', '.join(others)} (sharing MIG devices)")
+    if len(gpu_entries) != 1:
+        if len(gpu_entries) > 1:
+            outside.append(f"{base}.resources (several entries for {RESOURCE_GPU})")
+        return None, outside, no_effect
+    entry = gpu_entries[0]
+    replicas = entry.get("replicas")
+    for key in entry:
+        if key in ("rename", "devices"):
+            no_effect.append(f"{base}.resources[].{key} (the device plugin resets it)")
+        elif key not in ("name", "replicas"):
+            outside.append(f"{base}.resources[].{key}")
+    if not isinstance(replicas, int) or isinstance(replicas, bool):
+        outside.append(f"{base}.resources[].replicas {_short(replicas)} (not an integer)")
+        return None, outside, no_effect
+    policy: dict[str, Any] = {"strategy": "time-slicing" if strategy == "timeSlicing" else "mps", "replicas": replicas}
+    rename = block.get("renameByDefault")
+    if rename is True:
+        policy["renameByDefault"] = True
+    elif rename not in (None, False):
+        outside.append(f"{base}.renameByDefault {_short(rename)} (not a boolean)")
+    fail = block.get("failRequestsGreaterThanOne")
+    if strategy == "timeSlicing":
+        if fail is True:
+            policy["failRequestsGreaterThanOne"] = True
+        elif fail not in (None, False):
+            outside.append(f"{base}.failRequestsGreaterThanOne {_short(fail)} (not a boolean)")
+    elif fail is not None:
+        no_effect.append(f"{base}.failRequestsGreaterThanOne (MPS always refuses requests for more than one)")
+    return policy, outside, no_effect
+
+
+def mig_entry(config: Any, name: str, gpu: GpuModel) -> tuple[str, Any]:
+    """What config ``name`` of a mig-parted file does to ``gpu``.
+
+    ("layout", {profile: count}) | ("disabled", None) | ("missing", None) | ("outside", reason).
+    """
+    configs = config.get("mig-configs") if isinstance(config, dict) else None
+    specs = configs.get(name) if isinstance(configs, dict) else None
+    if specs is None:
+        return "missing", None
+    if not isinstance(specs, list):
+        return "outside", "it is not a list of entries"
+    ids = {i.lower() for i in gpu.pci_device_ids}
+    matching = []
+    for spec in specs:
+        if not isinstance(spec, dict):
+            return "outside", "an entry is not a mapping"
+        device_filter = spec.get("device-filter")
+        filters = [device_filter] if isinstance(device_filter, str) else device_filter
+        if filters is not None and not (isinstance(filters, list) and {str(f).lower() for f in filters} & ids):
+            continue
+        matching.append(spec)
+    if not matching:
+        return "outside", f"no entry applies to {gpu.name} (device-filter)"
+    if len(matching) > 1 or matching[0].get("devices", "all") != "all":
+        return "outside", "it configures GPUs of one node differently (per-index devices)"
+    spec = matching[0]
+    if spec.get("mig-enabled") is False:
+        return "disabled", None
+    devices = spec.get("mig-devices")
+    if spec.get("mig-enabled") is not True or not isinstance(devices, dict):
+        return "outside", "mig-enabled or mig-devices is malformed"
+    layout = {str(k): v for k, v in devices.items() if isinstance(v, int) and not isinstance(v, bool) and v > 0}
+    if not layout:
+        return "outside", "it enables MIG without creating MIG devices"
+    if len(layout) != len(devices):
+        return "outside", "mig-devices has counts that are not positive integers"
+    return "layout", layout
+
+
+def builtin_name_for(gpu: GpuModel, name: str, layout: dict[str, int]) -> bool:
+    """Whether ``name`` is the Operator's built-in config for ``gpu`` with exactly this layout."""
+    if name not in builtin_mig_config_names(gpu):
+        return False
+    entry = builtin_mig_config(gpu, name)
+    return entry is not None and entry.mig_enabled and dict(entry.mig_devices) == layout
+
+
+def plugin_key_of(labels: Mapping[str, str], state: OperatorState) -> str | None:
+    """The device-plugin config key a node uses: its label, else the default (None: no config)."""
+    return labels.get(DEVICE_PLUGIN_LABEL) or state.plugin_default
+
+
+def mig_name_of(labels: Mapping[str, str], state: OperatorState) -> str:
+    return labels.get(MIG_CONFIG_LABEL) or state.mig_default
+
+
+def recover_sharing(group: NodeGroup, state: OperatorState) -> PoolSharing:
+    place = pool_place(group.name)
+    todos: list[Todo] = []
+    notes: list[str] = []
+    warnings: list[str] = []
+    policy: dict[str, Any] | None = None
+    first = group.nodes[0].labels
+    key = plugin_key_of(first, state)
+    cm = state.plugin_configmap
+    labelled = bool(first.get(DEVICE_PLUGIN_LABEL))
+    how = f"node label {DEVICE_PLUGIN_LABEL}={key}" if labelled else "devicePlugin.config.default"
+    if key is not None and cm is None:
+        if labelled:
+            todos.append(
+                Todo(
+                    f"the nodes are labelled {DEVICE_PLUGIN_LABEL}={key} but no device-plugin ConfigMap is in use "
+                    "or given; sharing not imported",
+                    place,
+                )
+            )
+    elif key is not None and cm is not None:
+        if key not in cm.data:
+            todos.append(
+                Todo(
+                    f"{how} names key {key}, which {cm.label} does not have (the device plugin cannot load it); "
+                    "imported as whole GPUs",
+                    place,
+                )
+            )
+        else:
+            config, error = parse_embedded(cm.data[key])
+            if error is not None:
+                todos.append(Todo(f"{cm.label} key {key} is not valid YAML ({error}); sharing not imported", place))
+            else:
+                policy, outside, no_effect = plugin_policy(config)
+                notes.append(f"{cm.label} key {key} ({how})")
+                warnings.extend(f"{cm.label} key {key}: {item} has no effect; dropped" for item in no_effect)
+                found, written = lookup(config, "flags.migStrategy")
+                if found and written != state.mig_strategy:
+                    warnings.append(
+                        f"{cm.label} key {key}: flags.migStrategy {_short(written)} has no effect: the Operator "
+                        f"passes MIG_STRATEGY={state.mig_strategy} to the device plugin"
+                    )
+                if outside:
+                    todos.append(
+                        Todo(
+                            f"{cm.label} key {key}: {', '.join(outside)} outside the fleet model; not imported",
+                            place,
+                        )
+                    )
+    gpu = group.gpu
+    if gpu is None or not gpu.mig_capable:
+        return PoolSharing(policy, tuple(notes), tuple(todos), key, None, tuple(warnings))
+    name = mig_name_of(first, state)
+    mig_how = f"node label {MIG_CONFIG_LABEL}={name}" if first.get(MIG_CONFIG_LABEL) else "migManager.config.default"
+    outcome: tuple[str, Any]
+    source: str
+    if state.mig_configmap is not None:
+        config, error = parse_embedded(state.mig_configmap.data.get(MIG_CONFIG_KEY, ""))
+        source = f"{state.mig_configmap.label} config {name}"
+        outcome = ("outside", f"not valid YAML ({error})") if error is not None else mig_entry(config, name, gpu)
+    else:
+        source = f"built-in mig-parted config {name}"
+        entry = builtin_mig_config(gpu, name)
+        if entry is None:
+            outcome = ("missing", None)
+        elif not entry.mig_enabled:
+            outcome = ("disabled", None)
+        elif not entry.mig_devices:
+            outcome = ("outside", "it enables MIG without creating MIG devices")
+        else:
+            outcome = ("layout", dict(entry.mig_devices))
+    kind, detail = outcome
+    if kind == "missing":
+        where = f"in {state.mig_configmap.label}" if state.mig_configmap is not None else "a built-in config"
+        todos.append(
+            Todo(
+                f"{mig_how} names MIG config {name}, which is not {where} for {gpu.name}; MIG not imported",
+                place,
+            )
+        )
+        return PoolSharing(policy, tuple(notes), tuple(todos), key, name, tuple(warnings))
+    if kind == "outside":
+        todos.append(Todo(f"{source}: {detail}; outside the fleet model, MIG not imported", place))
+        return PoolSharing(policy, tuple(notes), tuple(todos), key, name, tuple(warnings))
+    if kind == "disabled":
+        return PoolSharing(policy, tuple(notes), tuple(todos), key, name, tuple(warnings))
+    assert isinstance(detail, dict)
+    layout: dict[str, int] = dict(detail)
+    if policy is not None:
+        todos.append(
+            Todo(
+                f"{notes[-1]} shares the GPUs ({policy['strategy']}) while {source} partitions them with MIG; "
+                "sharing MIG devices is outside the fleet model: imported as MIG only",
+                place,
+            )
+        )
+        notes.pop()
+    if builtin_name_for(gpu, name, layout):
+        policy = {"strategy": "mig", "config": name}
+    else:
+        policy = {"strategy": "mig", "layout": layout}
+    notes.append(f"{source} ({mig_how})")
+    return PoolSharing(policy, tuple(notes), tuple(todos), key, name, tuple(warnings))
+
+
+def unused_config_todos(state: OperatorState, pools: list[PoolSharing]) -> list[Todo]:
+    todos = []
+    cm = state.plugin_configmap
+    if cm is not None:
+        used = {p.plugin_key for p in pools if p.plugin_key} | {state.plugin_default}
+        unused = [k for k in cm.data if k not in used]
+        if unused:
+            todos.append(
+                Todo(
+                    f"{cm.label}: no node uses key{'s' if len(unused) > 1 else ''} {', '.join(unused)} (not the "
+                    f"default, and no node is labelled {DEVICE_PLUGIN_LABEL} with {'them' if len(unused) > 1 else 'it'})"
+                    "; not imported"
+                )
+            )
+    mig = state.mig_configmap
+    if mig is not None:
+        config, error = parse_embedded(mig.data.get(MIG_CONFIG_KEY, ""))
+        configs = config.get("mig-configs") if isinstance(config, dict) and error is None else None
+        used_names = {p.mig_name or "all-disabled" for p in pools} | {"all-disabled"}
+        unused = [k for k in configs or {} if k not in used_names]
+        if unused:
+            todos.append(
+                Todo(
+                    f"{mig.label}: no node uses config{'s' if len(unused) > 1 else ''} {', '.join(unused)} (no node "
+                    f"is labelled {MIG_CONFIG_LABEL} with {'them' if len(unused) > 1 else 'it'}); not imported"
+                )
+            )
+    return todos
