@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable
 
 from .compile import compile_cluster
+from .compile.gitops import WRAPPERS
 from .emit import Bundle, RenderedFile, dump_yaml, header
 from .errors import FleetError, Problem
 from .model import Cluster, Fleet
@@ -17,9 +19,22 @@ def render(fleet: Fleet, clusters: Iterable[str] | None = None, wrap: Iterable[s
     ``wrap`` adds GitOps wrappers (argocd, flux, helmfile) to every cluster, beside those the fleet asks for.
     """
     selected = _select(fleet, clusters)
+    wrappers = _wrappers(fleet, wrap)
+    # The cyclic garbage collector finds nothing here (artifacts, documents and findings are acyclic and
+    # freed by reference counting) but keeps walking an ever larger heap of them: pause it meanwhile.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _render(fleet, selected, wrappers, scoped=clusters is not None)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _render(fleet: Fleet, selected: list[Cluster], wrappers: tuple[str, ...], *, scoped: bool) -> Bundle:
     files: dict[str, RenderedFile] = {}
     for cluster in selected:
-        artifacts = compile_cluster(cluster, tuple(wrap))
+        artifacts = compile_cluster(cluster, wrappers)
         validate_artifacts(cluster, artifacts)
         for artifact in artifacts:
             path = f"{cluster.name}/{artifact.path}"
@@ -28,8 +43,21 @@ def render(fleet: Fleet, clusters: Iterable[str] | None = None, wrap: Iterable[s
             )
             text = header(fleet.source, cluster.name, artifact.notes) + body
             files[path] = RenderedFile(path, artifact.kind, text, artifact.documents)
-    scope = None if clusters is None else tuple(c.name for c in selected)
+    scope = tuple(c.name for c in selected) if scoped else None
     return Bundle(files, scope)
+
+
+def _wrappers(fleet: Fleet, wrap: Iterable[str]) -> tuple[str, ...]:
+    names = (wrap,) if isinstance(wrap, str) else tuple(wrap)  # "argocd" is one name, not six letters
+    unknown = [n for n in names if n not in WRAPPERS]
+    if unknown:
+        raise FleetError(
+            [
+                Problem(fleet.source, 0, 0, "", f"unknown wrapper {n!r}", "choose argocd, flux or helmfile")
+                for n in unknown
+            ]
+        )
+    return names
 
 
 def _select(fleet: Fleet, names: Iterable[str] | None) -> list[Cluster]:

@@ -13,7 +13,7 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples"
 def test_committed_output_matches_a_fresh_render() -> None:
     fleet = load_fleet(EXAMPLE / "fleet.yaml", name="examples/fleet.yaml")
     bundle = render(fleet)
-    if os.environ.get("UPDATE_GOLDEN"):
+    if os.environ.get("UPDATE_GOLDEN") == "1":
         bundle.write(EXAMPLE / "rendered")
     drift = bundle.drift(EXAMPLE / "rendered")
     assert drift.clean, f"examples/rendered is out of date (UPDATE_GOLDEN=1 pytest tests/test_examples.py): {drift}"

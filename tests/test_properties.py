@@ -21,7 +21,7 @@ EXAMPLES = 60
 Draw = Callable[..., Any]
 
 DNS_LABEL = st.from_regex(r"[a-z]([a-z0-9-]{0,14}[a-z0-9])?", fullmatch=True)
-KUBERNETES = st.sampled_from(["1.27.16", "1.28.15", "1.29.15", "1.30.8", "1.31.4", "1.32", "1.33.1"])
+KUBERNETES = st.sampled_from(["1.27.16", "1.28.15", "1.29.15", "1.30.8", "1.31.4", "1.32.0", "1.33.1"])
 QUANTITIES_CPU = st.sampled_from([None, "100m", "300m", "1", "2", 4, "8"])
 QUANTITIES_MEMORY = st.sampled_from([None, "512Mi", "3Gi", "64Gi", "1G"])
 

@@ -8,6 +8,7 @@ from .capacity import capacity
 from .configmaps import device_plugin_configmap, mig_parted_configmap
 from .gitops import KUBERNETES_KINDS, delivery_artifacts, wrap_targets, wrapped_kustomization
 from .kustomization import kustomization
+from .namespace import namespace_object
 from .nodes import node_labels
 from .operator import clusterpolicy_patch, helm_values
 from .plan import plan_cluster
@@ -26,12 +27,9 @@ def compile_cluster(cluster: Cluster, wrap: tuple[str, ...] = ()) -> list[Artifa
         a for a in (device_plugin_configmap(cluster, plan), mig_parted_configmap(cluster, plan)) if a is not None
     ]
     targets = wrap_targets(cluster, wrap)
+    objects.insert(0, namespace_object(cluster, targets))
     wrappers = delivery_artifacts(cluster, plan, targets, objects)
-    listed = (
-        [a for a in wrappers if a.kind == "namespace"]
-        + objects
-        + [a for a in wrappers if a.kind in KUBERNETES_KINDS and a.kind != "namespace"]
-    )
+    listed = objects + [a for a in wrappers if a.kind in KUBERNETES_KINDS]
     artifacts = [
         helm_values(cluster, plan),
         clusterpolicy_patch(cluster, plan),

@@ -8,6 +8,9 @@ from typing import Any
 DEVICE_PLUGIN_CONFIGMAP = "gpustack-device-plugin-config"
 MIG_PARTED_CONFIGMAP = "gpustack-mig-parted-config"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "gpustack-gen"}
+# Operator operands that read the ConfigMaps and must be restarted to see a change (they do not watch them).
+DEVICE_PLUGIN_DAEMONSET = "daemonset/nvidia-device-plugin-daemonset"
+MPS_DAEMONSET = "daemonset/nvidia-device-plugin-mps-control-daemon"
 
 
 @dataclass(frozen=True)

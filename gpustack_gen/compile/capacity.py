@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 from ..model.fleet import ISOLATION, Cluster
 from .artifact import Artifact
 
 
-def requested_by_pool(cluster: Cluster) -> dict[str, dict[str, int]]:
-    """Pool name -> resource -> what its workloads ask for in total (gpus x replicas)."""
-    asked: dict[str, dict[str, int]] = defaultdict(dict)
-    for workload in cluster.workloads:
-        resource, count = cluster.workload_resource(workload)
-        pool = asked[workload.pool]
-        pool[resource] = pool.get(resource, 0) + count * workload.replicas
-    return asked
-
-
 def capacity(cluster: Cluster) -> Artifact:
-    asked = requested_by_pool(cluster)
+    asked = cluster.requested_by_pool()
     pools: list[dict[str, Any]] = []
     for pool in cluster.pools:
         sharing: dict[str, Any] = {"strategy": pool.sharing.strategy}

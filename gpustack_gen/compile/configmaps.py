@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalog import builtin_mig_config, get_gpu
+from ..catalog import GpuModel, builtin_mig_config
 from ..model.fleet import Cluster
-from .artifact import DEVICE_PLUGIN_CONFIGMAP, MANAGED_BY, MIG_PARTED_CONFIGMAP, Artifact, EmbeddedYaml
+from .artifact import (
+    DEVICE_PLUGIN_CONFIGMAP,
+    DEVICE_PLUGIN_DAEMONSET,
+    MANAGED_BY,
+    MIG_PARTED_CONFIGMAP,
+    MPS_DAEMONSET,
+    Artifact,
+    EmbeddedYaml,
+)
 from .plan import ClusterPlan
 
 
@@ -24,67 +32,59 @@ def device_plugin_configmap(cluster: Cluster, plan: ClusterPlan) -> Artifact | N
         return None
     namespace = cluster.operator.namespace
     data = {key: EmbeddedYaml(config) for key, config in plan.device_plugin_configs.items()}
+    restarts = [f"kubectl rollout restart -n {namespace} {DEVICE_PLUGIN_DAEMONSET}"]
+    if any(pool.sharing.strategy == "mps" for pool in cluster.pools):
+        restarts.append(f"kubectl rollout restart -n {namespace} {MPS_DAEMONSET}")
     return Artifact(
         "device-plugin-config.yaml",
         "device-plugin-configmap",
         (_configmap(DEVICE_PLUGIN_CONFIGMAP, namespace, data),),
-        (
-            "The device plugin does not reload this ConfigMap: after a change run",
-            f"kubectl rollout restart -n {namespace} daemonset/nvidia-device-plugin-daemonset",
-        ),
+        ("The device plugin does not reload this ConfigMap: after a change run", *restarts),
     )
 
 
 def mig_parted_config(cluster: Cluster, plan: ClusterPlan) -> dict[str, Any]:
     """A mig-parted ``version: v1`` config with every config a pool of the cluster names.
 
-    A custom ConfigMap replaces the Operator's default one, so built-in names used by pools are
-    carried over too, each entry filtered to the PCI ids of the GPU it was resolved for.
+    It replaces the Operator's default one, so it holds ``all-disabled`` (the label of MIG-capable GPUs
+    handed out whole), each built-in name a pool uses and one config per custom layout; every entry is
+    filtered to the PCI ids of the GPU models that use it, so a config never touches another model.
     """
-    configs: dict[str, list[dict[str, Any]]] = {"all-disabled": [{"devices": "all", "mig-enabled": False}]}
-    builtin_users: dict[str, list[str]] = {}
-    layout_users: dict[str, list[str]] = {}
+    users: dict[str, list[GpuModel]] = {}
     for pool in cluster.pools:
         if pool.sharing.strategy != "mig":
             continue
         if pool.sharing.mig_layout:
             name = plan.custom_mig_names[pool.sharing.mig_layout]
-            _add_unique(layout_users.setdefault(name, []), pool.gpu.id)
-        elif pool.sharing.mig_config:
-            _add_unique(builtin_users.setdefault(pool.sharing.mig_config, []), pool.gpu.id)
-    for name in sorted(builtin_users):
-        entries = []
-        for gpu_id in builtin_users[name]:
-            gpu = get_gpu(gpu_id)
-            assert gpu is not None
-            entry = builtin_mig_config(gpu, name)
-            assert entry is not None  # checked when the fleet was loaded
-            entries.append(_entry(list(gpu.pci_device_ids), entry.mig_enabled, dict(entry.mig_devices)))
-        configs[name] = entries
-    for layout, name in plan.custom_mig_names.items():
-        entries = []
-        for gpu_id in layout_users.get(name, []):
-            gpu = get_gpu(gpu_id)
-            assert gpu is not None
-            entries.append(_entry(list(gpu.pci_device_ids), True, dict(layout)))
-        configs[name] = entries
+        else:
+            name = pool.sharing.mig_config or ""
+        gpus = users.setdefault(name, [])
+        if pool.gpu not in gpus:
+            gpus.append(pool.gpu)
+    configs: dict[str, list[dict[str, Any]]] = {"all-disabled": [{"devices": "all", "mig-enabled": False}]}
+    custom = {name: layout for layout, name in plan.custom_mig_names.items()}
+    for name in sorted(users, key=lambda n: (n in custom, n)):
+        configs[name] = [_entry(gpu, custom.get(name) or _builtin_devices(gpu, name)) for gpu in users[name]]
     return {"version": "v1", "mig-configs": configs}
 
 
-def _entry(device_filter: list[str], enabled: bool, devices: dict[str, int]) -> dict[str, Any]:
-    entry: dict[str, Any] = {"devices": "all", "device-filter": device_filter, "mig-enabled": enabled}
-    if enabled:
-        entry["mig-devices"] = devices
-    return entry
+def _builtin_devices(gpu: GpuModel, name: str) -> tuple[tuple[str, int], ...]:
+    entry = builtin_mig_config(gpu, name)
+    assert entry is not None and entry.mig_enabled  # checked when the fleet was loaded
+    return entry.mig_devices
 
 
-def _add_unique(items: list[str], item: str) -> None:
-    if item not in items:
-        items.append(item)
+def _entry(gpu: GpuModel, devices: tuple[tuple[str, int], ...]) -> dict[str, Any]:
+    return {
+        "devices": "all",
+        "device-filter": list(gpu.pci_device_ids),
+        "mig-enabled": True,
+        "mig-devices": dict(devices),
+    }
 
 
 def mig_parted_configmap(cluster: Cluster, plan: ClusterPlan) -> Artifact | None:
-    if not plan.uses_custom_mig_config:
+    if not plan.uses_mig_parted_config:
         return None
     document = _configmap(
         MIG_PARTED_CONFIGMAP,
@@ -96,7 +96,8 @@ def mig_parted_configmap(cluster: Cluster, plan: ClusterPlan) -> Artifact | None
         "mig-parted-configmap",
         (document,),
         (
-            "Replaces the Operator's default-mig-parted-config for this cluster. Changing a layout repartitions",
-            "the GPUs of the nodes labelled with it: drain them first.",
+            "Replaces the Operator's default-mig-parted-config for this cluster, so that every MIG config a",
+            "pool names exists whatever mig-manager the chart ships. Changing a pool's config repartitions",
+            "the GPUs of its nodes: drain them first.",
         ),
     )

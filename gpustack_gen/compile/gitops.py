@@ -1,10 +1,10 @@
-"""GitOps delivery wrappers: Argo CD Application, Flux source + HelmRelease, helmfile, and their Namespace.
+"""GitOps delivery wrappers: Argo CD Application, Flux source + HelmRelease and helmfile.
 
 Every wrapper carries exactly :func:`~gpustack_gen.compile.operator.operator_settings` (inline, or the
 values file for helmfile) and the chart version the values were written for, so that the two cannot
 drift apart. Ordering, where each tool does it:
 
-- the Namespace and the ConfigMaps are plain objects of ``kustomization.yaml``; the Argo CD Application
+- the Namespace (``namespace.py``) and the ConfigMaps are plain objects of ``kustomization.yaml``; the Argo CD Application
   carries sync wave 1, so a parent Application syncing the folder creates them (wave 0) first, and the
   ConfigMaps stay byte-identical whether wrapping is on or off;
 - Flux applies the folder's kustomization in one pass; a HelmRelease ``dependsOn`` can only name other
@@ -28,7 +28,6 @@ HELM_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
 HELM_REPOSITORY_NAME = "nvidia"
 RELEASE_NAME = "gpu-operator"
 VALUES_FILE = "gpu-operator-values.yaml"
-NAMESPACE_FILE = "namespace.yaml"
 ARGOCD_FILE = "argocd-application.yaml"
 FLUX_FILE = "flux-helmrelease.yaml"
 HELMFILE_FILE = "helmfile.yaml"
@@ -37,17 +36,17 @@ REMEDIATION_RETRIES = 3
 HELM_CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 
 # Artifact kinds that are Kubernetes objects (listed in kustomization.yaml) and that the gitops schema checks.
-KUBERNETES_KINDS = ("namespace", "argocd-application", "flux-helmrelease")
-GITOPS_KINDS = (*KUBERNETES_KINDS, "helmfile")
+KUBERNETES_KINDS = ("argocd-application", "flux-helmrelease")
+GITOPS_KINDS = ("namespace", *KUBERNETES_KINDS, "helmfile")
+
+
+WRAPPERS = ("argocd", "flux", "helmfile")
 
 
 def wrap_targets(cluster: Cluster, extra: tuple[str, ...] | list[str] = ()) -> tuple[str, ...]:
-    """The fleet file's wrappers for ``cluster`` plus ``extra`` (``render --wrap``), in canonical order."""
+    """The fleet file's wrappers for ``cluster`` plus ``extra`` (``render --wrap``, checked by the caller)."""
     wanted = set(cluster.delivery.wrap) | set(extra)
-    unknown = wanted - {"argocd", "flux", "helmfile"}
-    if unknown:
-        raise ValueError(f"unknown wrapper {sorted(unknown)[0]!r}; choose argocd, flux or helmfile")
-    return tuple(t for t in ("argocd", "flux", "helmfile") if t in wanted)
+    return tuple(t for t in WRAPPERS if t in wanted)
 
 
 def ignored_clusterpolicy_fields(cluster: Cluster, plan: ClusterPlan) -> tuple[tuple[str, str], ...]:
@@ -76,7 +75,7 @@ def ignored_clusterpolicy_fields(cluster: Cluster, plan: ClusterPlan) -> tuple[t
                 "until v26.3.0",
             )
         )
-    if release.at_least("v24.6.0") and not release.dynamic_mig_config and not _sets_mig_config(cluster, plan):
+    if release.at_least("v24.6.0") and not release.dynamic_mig_config and not plan.uses_mig_parted_config:
         fields.append(
             (
                 "/spec/migManager/config/name",
@@ -98,34 +97,6 @@ def ignored_clusterpolicy_fields(cluster: Cluster, plan: ClusterPlan) -> tuple[t
             )
         )
     return tuple(fields)
-
-
-def _sets_mig_config(cluster: Cluster, plan: ClusterPlan) -> bool:
-    return "migManager" in operator_settings(cluster, plan)
-
-
-def namespace_object(cluster: Cluster, targets: tuple[str, ...]) -> Artifact:
-    """The Operator namespace, so that the ConfigMaps can be created before the chart is installed."""
-    annotations: dict[str, str] = {}
-    if "argocd" in targets:
-        annotations["argocd.argoproj.io/sync-options"] = "Prune=false"
-    if "flux" in targets:
-        annotations["kustomize.toolkit.fluxcd.io/prune"] = "disabled"
-    metadata: dict[str, Any] = {
-        "name": cluster.operator.namespace,
-        "labels": {**MANAGED_BY, "pod-security.kubernetes.io/enforce": "privileged"},
-    }
-    if annotations:
-        metadata["annotations"] = annotations
-    return Artifact(
-        NAMESPACE_FILE,
-        "namespace",
-        ({"apiVersion": "v1", "kind": "Namespace", "metadata": metadata},),
-        (
-            "The Operator namespace, created before the ConfigMaps that live in it. Its pods are privileged,",
-            "hence the pod-security label (GPU Operator install guide); GitOps tools never prune it.",
-        ),
-    )
 
 
 def argocd_application(cluster: Cluster, plan: ClusterPlan) -> Artifact:
@@ -254,11 +225,12 @@ def flux_helmrelease(cluster: Cluster, plan: ClusterPlan) -> Artifact:
     return Artifact(FLUX_FILE, "flux-helmrelease", (source, helm_release), notes)
 
 
-def helmfile(cluster: Cluster, configmaps: list[Artifact]) -> Artifact:
+def helmfile(cluster: Cluster, objects: list[Artifact]) -> Artifact:
+    """``objects`` are the namespace and the ConfigMaps, applied in a presync hook."""
     release = cluster.operator.release
     apply_args = ["apply"]
-    for path in [NAMESPACE_FILE, *(a.path for a in configmaps)]:
-        apply_args += ["-f", path]
+    for artifact in objects:
+        apply_args += ["-f", artifact.path]
     document = {
         "repositories": [{"name": HELM_REPOSITORY_NAME, "url": HELM_REPOSITORY}],
         "releases": [
@@ -292,18 +264,16 @@ def helmfile(cluster: Cluster, configmaps: list[Artifact]) -> Artifact:
 
 
 def delivery_artifacts(
-    cluster: Cluster, plan: ClusterPlan, targets: tuple[str, ...], configmaps: list[Artifact]
+    cluster: Cluster, plan: ClusterPlan, targets: tuple[str, ...], objects: list[Artifact]
 ) -> list[Artifact]:
-    """The wrappers ``targets`` asks for, preceded by the Namespace they need (none when not wrapping)."""
-    if not targets:
-        return []
-    artifacts = [namespace_object(cluster, targets)]
+    """The wrappers ``targets`` asks for (none when not wrapping)."""
+    artifacts: list[Artifact] = []
     if "argocd" in targets:
         artifacts.append(argocd_application(cluster, plan))
     if "flux" in targets:
         artifacts.append(flux_helmrelease(cluster, plan))
     if "helmfile" in targets:
-        artifacts.append(helmfile(cluster, configmaps))
+        artifacts.append(helmfile(cluster, objects))
     return artifacts
 
 

@@ -1,4 +1,4 @@
-"""The kustomization that applies the cluster's Kubernetes objects (the ConfigMaps)."""
+"""The kustomization that applies the cluster's Kubernetes objects (the namespace and the ConfigMaps)."""
 
 from __future__ import annotations
 
@@ -16,5 +16,5 @@ def kustomization(objects: list[Artifact]) -> Artifact:
                 "resources": [artifact.path for artifact in objects],
             },
         ),
-        ("kubectl apply -k . before installing or upgrading the GPU Operator: it reads these ConfigMaps.",),
+        ("kubectl apply -k . before installing or upgrading the GPU Operator: it reads the ConfigMaps.",),
     )

@@ -30,7 +30,7 @@ def operator_settings(cluster: Cluster, plan: ClusterPlan) -> dict[str, Any]:
     }
     if plan.uses_device_plugin_config:
         settings["devicePlugin"] = {"config": {"name": DEVICE_PLUGIN_CONFIGMAP, "default": WHOLE_GPU_KEY}}
-    if plan.uses_custom_mig_config:
+    if plan.uses_mig_parted_config:
         settings["migManager"] = {"config": {"name": MIG_PARTED_CONFIGMAP, "default": "all-disabled"}}
     return settings
 
@@ -42,19 +42,30 @@ def helm_values(cluster: Cluster, plan: ClusterPlan) -> Artifact:
         "helm-values",
         (operator_settings(cluster, plan),),
         (
-            f"Values for chart nvidia/gpu-operator {operator.release.version}. Apply the ConfigMaps first",
-            "(kubectl apply -k .), then:",
+            f"Values for chart nvidia/gpu-operator {operator.release.version}. Create the namespace and the",
+            "ConfigMaps first (kubectl apply -k .), then:",
+            "helm repo add nvidia https://helm.ngc.nvidia.com/nvidia && helm repo update",
             f"helm upgrade --install gpu-operator nvidia/gpu-operator --namespace {operator.namespace} "
-            f"--create-namespace --version {operator.release.version} --values gpu-operator-values.yaml",
+            f"--version {operator.release.version} --values gpu-operator-values.yaml",
         ),
     )
 
 
 def clusterpolicy_patch(cluster: Cluster, plan: ClusterPlan) -> Artifact:
+    """The settings as a JSON merge patch of the ClusterPolicy ``spec``.
+
+    A merge patch only changes what it names, so config references gpustack-gen owns but no longer uses
+    are written as ``null`` (deleted): otherwise turning sharing off would leave the ClusterPolicy
+    pointing at a ConfigMap nothing maintains any more.
+    """
     spec = operator_settings(cluster, plan)
+    if not plan.uses_device_plugin_config:
+        spec["devicePlugin"] = {"config": {"name": None, "default": None}}
+    if not plan.uses_mig_parted_config:
+        spec["migManager"] = {"config": {"name": None}}
     if any(pool.sharing.strategy == "mps" for pool in cluster.pools):
         # The chart never renders devicePlugin.mps.root; only the ClusterPolicy carries it.
-        spec.setdefault("devicePlugin", {})["mps"] = {"root": MPS_ROOT}
+        spec["devicePlugin"]["mps"] = {"root": MPS_ROOT}
     return Artifact(
         "clusterpolicy-patch.yaml",
         "clusterpolicy-patch",

@@ -10,12 +10,10 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from ..model.fleet import RESOURCE_GPU, Cluster, Pool
+from ..model.fleet import RESOURCE_GPU, Cluster, MigLayout, Pool, mig_profile_sort_key
 
 WHOLE_GPU_KEY = "whole-gpu"
 MAX_LABEL_VALUE = 63
-
-MigLayout = tuple[tuple[str, int], ...]
 
 
 @dataclass(frozen=True)
@@ -23,14 +21,11 @@ class ClusterPlan:
     device_plugin_keys: dict[str, str]  # pool name -> ConfigMap key (empty when no pool shares GPUs)
     device_plugin_configs: dict[str, dict[str, Any]]  # key -> device-plugin config, in key order
     custom_mig_names: dict[MigLayout, str]  # custom per-GPU layout -> mig-parted config name
+    uses_mig_parted_config: bool  # any pool partitions its GPUs: the cluster gets its own mig-parted ConfigMap
 
     @property
     def uses_device_plugin_config(self) -> bool:
         return bool(self.device_plugin_configs)
-
-    @property
-    def uses_custom_mig_config(self) -> bool:
-        return bool(self.custom_mig_names)
 
 
 def plan_cluster(cluster: Cluster) -> ClusterPlan:
@@ -47,7 +42,11 @@ def plan_cluster(cluster: Cluster) -> ClusterPlan:
         pool.sharing.mig_layout for pool in cluster.pools if pool.sharing.strategy == "mig" and pool.sharing.mig_layout
     }
     names = {layout: mig_layout_name(layout) for layout in sorted(layouts)}
-    return ClusterPlan(keys, configs, names)
+    # Built-in config names are resolved against the catalog, not against whichever default ConfigMap the
+    # pinned mig-manager ships (v0.12.3 lacks B300 and differs on all-balanced): so every MIG cluster
+    # carries the configs its pools name, and the labels mean the same on every Operator version.
+    uses_mig = any(pool.sharing.strategy == "mig" for pool in cluster.pools)
+    return ClusterPlan(keys, configs, names, uses_mig)
 
 
 def device_plugin_key(pool: Pool) -> str:
@@ -60,6 +59,8 @@ def device_plugin_key(pool: Pool) -> str:
         key += "-renamed"
     if sharing.strategy == "time-slicing" and sharing.fail_requests_greater_than_one:
         key += "-one-per-pod"
+    if sharing.strategy == "mps" and not sharing.fail_requests_greater_than_one:
+        key += "-many-per-pod"  # MPS refuses requests over one replica unless told otherwise (plugin v0.20+)
     return key
 
 
@@ -70,7 +71,8 @@ def device_plugin_config(cluster: Cluster, pool: Pool | None) -> dict[str, Any]:
         return config
     sharing = pool.sharing
     block: dict[str, Any] = {"renameByDefault": sharing.rename_by_default}
-    if sharing.strategy == "time-slicing":
+    # MPS forces failRequestsGreaterThanOne before device plugin v0.20.0: written only where it is read.
+    if sharing.strategy == "time-slicing" or cluster.operator.mps_fail_requests_configurable:
         block["failRequestsGreaterThanOne"] = sharing.fail_requests_greater_than_one
     block["resources"] = [{"name": RESOURCE_GPU, "replicas": sharing.replicas}]
     config["sharing"] = {"timeSlicing" if sharing.strategy == "time-slicing" else "mps": block}
@@ -79,15 +81,10 @@ def device_plugin_config(cluster: Cluster, pool: Pool | None) -> dict[str, Any]:
 
 def mig_layout_name(layout: MigLayout) -> str:
     """``custom-3g.20gb-2g.10gbx2``: largest profiles first; hashed when too long for a label value."""
-    ordered = sorted(layout, key=lambda item: (-_profile_size(item[0]), item[0]))
+    ordered = sorted(layout, key=lambda item: mig_profile_sort_key(item[0]))
     name = "custom-" + "-".join(profile if count == 1 else f"{profile}x{count}" for profile, count in ordered)
     name = name.replace("+", ".")
     if len(name) > MAX_LABEL_VALUE:
         digest = hashlib.sha256(repr(ordered).encode()).hexdigest()[:12]
         name = f"custom-{digest}"
     return name
-
-
-def _profile_size(profile: str) -> int:
-    head = profile.split("g.", 1)[0].split(".")[-1]
-    return int(head) if head.isdigit() else 0

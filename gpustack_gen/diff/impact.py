@@ -28,15 +28,13 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable
 
-from ..compile.capacity import requested_by_pool
+from ..compile.artifact import DEVICE_PLUGIN_DAEMONSET, MPS_DAEMONSET
 from ..compile.nodes import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, pool_labels
 from ..compile.plan import ClusterPlan, plan_cluster
 from ..compile.workloads import workload_values
 from ..model.fleet import Cluster, Pool
 from .result import CapacityChange, Finding, Level
 
-DEVICE_PLUGIN_DAEMONSET = "daemonset/nvidia-device-plugin-daemonset"
-MPS_DAEMONSET = "daemonset/nvidia-device-plugin-mps-control-daemon"
 TOOLKIT_DAEMONSET = "daemonset/nvidia-container-toolkit-daemonset"
 
 RULE_ORDER = (
@@ -87,7 +85,7 @@ def _capacity_table(cluster: Cluster | None) -> dict[tuple[str, str], tuple[int,
     """(pool, resource) -> (advertised in total, asked by the pool's workloads)."""
     if cluster is None:
         return {}
-    asked = requested_by_pool(cluster)
+    asked = cluster.requested_by_pool()
     table: dict[tuple[str, str], tuple[int, int]] = {}
     for pool in cluster.pools:
         wanted = asked.get(pool.name, {})

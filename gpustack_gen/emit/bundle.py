@@ -190,6 +190,12 @@ def _check_output_folder(out: Path) -> None:
         raise OutputError(f"{out} is a symbolic link; refusing to write through it")
     if out.exists() and not out.is_dir():
         raise OutputError(f"{out} exists and is not a folder")
+    # The whole folder is swapped for a new one: a shell standing in it would be left in a deleted directory.
+    cwd = Path.cwd().resolve()
+    if out.is_dir() and (cwd == out.resolve() or out.resolve() in cwd.parents):
+        raise OutputError(
+            f"{out} contains the current directory, and render replaces the whole folder; render from outside it"
+        )
 
 
 def _check_target(out: Path, rel: str, old_texts: dict[str, str]) -> None:

@@ -580,8 +580,12 @@ def plugin_policy(config: Any) -> tuple[dict[str, Any] | None, list[str], list[s
             policy["failRequestsGreaterThanOne"] = True
         elif fail not in (None, False):
             outside.append(f"{base}.failRequestsGreaterThanOne {_short(fail)} (not a boolean)")
-    elif fail is not None:
-        no_effect.append(f"{base}.failRequestsGreaterThanOne (MPS always refuses requests for more than one)")
+    elif fail is False:
+        # Honoured from device plugin v0.20.0 (Operator v26.7.0); older plugins force true, and the
+        # fleet check then says so.
+        policy["failRequestsGreaterThanOne"] = False
+    elif fail is not True and fail is not None:
+        outside.append(f"{base}.failRequestsGreaterThanOne {_short(fail)} (not a boolean)")
     return policy, outside, no_effect
 
 

@@ -2,26 +2,36 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 from ..catalog import (
     builtin_mig_config,
     builtin_mig_config_names,
     place_layout,
     suggest_profiles,
 )
-from .fleet import Cluster, Pool
+from .fleet import Cluster, Pool, Workload
 from .resolve import ClusterOrigin, PoolOrigin, Report
+from .source import PathKey
 
 MAX_TIME_SLICING_REPLICAS = 128  # each replica is a device the kubelet tracks; more is a typo, not a plan
+
+# Labels gpustack-gen's node-labels command writes (`kubectl label nodes --selector <nodeSelector> ... --overwrite`):
+# a selector on them selects nodes by the very value being rewritten, so new nodes never match and relabelled
+# ones drop out of their own pool.
+LABELS_GPUSTACK_GEN_SETS = ("nvidia.com/device-plugin.config", "nvidia.com/mig.config")
+# Labels the device plugin / GPU Feature Discovery rewrites on nodes that share GPUs or use MIG
+# (k8s-device-plugin internal/lm/resource.go): gpu.product gets -SHARED or -MIG-<profile> appended, and
+# gpu.replicas and gpu.sharing-strategy change with the sharing policy.
+LABELS_REWRITTEN_WHEN_SHARED = ("nvidia.com/gpu.product", "nvidia.com/gpu.replicas", "nvidia.com/gpu.sharing-strategy")
+SELECTOR_HINT = "select on a label your node group sets, such as node.kubernetes.io/instance-type or a pool label"
 
 
 def check_cluster(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
     _check_unique_pools(cluster, origin, report)
     broken: set[str] = set()
-    for pool in cluster.pools:
+    for pool, pool_path in zip(cluster.pools, origin.pool_paths, strict=True):
         pool_origin = origin.pools[pool.name]
         before = report.error_count()
+        _check_selector_labels(pool, pool_path, report)
         _check_pool_sharing(cluster, pool, pool_origin, report)
         if report.error_count() > before or (pool.sharing.strategy == "mig" and not pool.mig_devices()):
             broken.add(pool.name)
@@ -30,9 +40,10 @@ def check_cluster(cluster: Cluster, origin: ClusterOrigin, report: Report) -> No
 
 def _check_unique_pools(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
     seen: dict[str, int] = {}
-    selectors: dict[tuple[tuple[str, str], ...], str] = {}
-    for index, pool in enumerate(cluster.pools):
-        path = (*origin.path, "nodePools", index)
+    unique: list[tuple[Pool, PathKey]] = []
+    for pool, path in zip(cluster.pools, origin.pool_paths, strict=True):
+        index = path[-1]
+        assert isinstance(index, int)
         if pool.name in seen:
             report.error(
                 (*path, "name"),
@@ -41,14 +52,59 @@ def _check_unique_pools(cluster: Cluster, origin: ClusterOrigin, report: Report)
             )
             continue
         seen[pool.name] = index
-        key = tuple(sorted(pool.node_selector))
-        if key in selectors:
+        unique.append((pool, path))
+    _check_overlapping_selectors(unique, report)
+
+
+def _check_overlapping_selectors(pools: list[tuple[Pool, PathKey]], report: Report) -> None:
+    """A pool whose nodeSelector is a subset of another pool's (or equal to it) also selects that pool's nodes.
+
+    The node labels and workloads of the subset pool would land on the other pool's nodes too. Reported at
+    the subset pool's nodeSelector, once per pool; of two equal selectors, at the later one.
+    """
+    selectors = [frozenset(pool.node_selector) for pool, _ in pools]
+    for index, (pool, path) in enumerate(pools):
+        mine = selectors[index]
+        for other_index, (other, _) in enumerate(pools):
+            theirs = selectors[other_index]
+            if other_index == index or not mine <= theirs or (mine == theirs and other_index > index):
+                continue
+            if mine == theirs:
+                message = f"pool {pool.name!r} has the same nodeSelector as pool {other.name!r}"
+            else:
+                extra = ", ".join(f"{k}={v}" for k, v in sorted(theirs - mine))
+                message = (
+                    f"the nodeSelector of pool {pool.name!r} also matches the nodes of pool {other.name!r} "
+                    f"(which adds {extra}): node labels and workloads meant for {pool.name!r} would land on both pools"
+                )
             report.error(
                 (*path, "nodeSelector"),
-                f"pool {pool.name!r} has the same nodeSelector as pool {selectors[key]!r}",
+                message,
                 "each pool needs labels that select only its own nodes",
             )
-        selectors.setdefault(key, pool.name)
+            break
+
+
+def _check_selector_labels(pool: Pool, path: PathKey, report: Report) -> None:
+    """Refuse selector labels that gpustack-gen or the NVIDIA components set or rewrite on the pool's nodes."""
+    for key, _ in pool.node_selector:
+        if key in LABELS_GPUSTACK_GEN_SETS:
+            report.error(
+                (*path, "nodeSelector", key),
+                f"pool {pool.name!r} selects its nodes by {key}, a label gpustack-gen sets on them "
+                "(node-labels.yaml): relabelling would unselect the pool's own nodes, and new nodes would never match",
+                SELECTOR_HINT,
+                key=True,
+            )
+        elif key in LABELS_REWRITTEN_WHEN_SHARED and (pool.sharing.is_shared or pool.sharing.strategy == "mig"):
+            report.error(
+                (*path, "nodeSelector", key),
+                f"pool {pool.name!r} uses {pool.sharing.strategy}, so the device plugin rewrites {key} on its nodes "
+                "(gpu.product gets a -SHARED or -MIG-<profile> suffix, gpu.replicas and gpu.sharing-strategy follow "
+                "the policy): workloads given this nodeSelector would stay Pending",
+                SELECTOR_HINT,
+                key=True,
+            )
 
 
 def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report: Report) -> None:
@@ -168,7 +224,7 @@ def _check_builtin_config(cluster: Cluster, pool: Pool, origin: PoolOrigin, repo
 def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report, broken: set[str]) -> None:
     """Workload names, pools, profiles and capacity; workloads on pools already in error are not checked further."""
     seen: set[tuple[str, str]] = set()
-    asked: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
+    placed: list[Workload] = []  # the workloads whose request is known, for the capacity check
     pool_names = [p.name for p in cluster.pools]
     for index, workload in enumerate(cluster.workloads):
         path = (*origin.path, "workloads", index)
@@ -203,11 +259,13 @@ def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report, br
                 f"pool {pool.name!r} refuses requests for more than one shared GPU (failRequestsGreaterThanOne)",
                 "ask for gpus: 1, or turn failRequestsGreaterThanOne off",
             )
-        elif workload.gpus > 1 and sharing.strategy == "mps":
+        elif workload.gpus > 1 and sharing.strategy == "mps" and sharing.fail_requests_greater_than_one:
             report.error(
                 (*path, "gpus"),
                 f"pool {pool.name!r} uses MPS, which refuses requests for more than one replica",
-                "ask for gpus: 1",
+                "ask for gpus: 1, or set the pool's failRequestsGreaterThanOne: false"
+                if cluster.operator.mps_fail_requests_configurable
+                else "ask for gpus: 1",
             )
         resource, count = cluster.workload_resource(workload)
         per_node = pool.resources_per_node(cluster.mig_strategy).get(resource, 0)
@@ -217,21 +275,41 @@ def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report, br
                 f"one pod asks for {count} {resource}, but a node of pool {pool.name!r} advertises {per_node}",
                 "pods cannot span nodes; ask for fewer per pod",
             )
-        asked[(pool.name, resource)].append((workload.name, count * workload.replicas))
-    for (pool_name, resource), requests in asked.items():
+        placed.append(workload)
+    for pool_name, requested in cluster.requested_by_pool(placed).items():
         pool = cluster.pool(pool_name)
         assert pool is not None
-        total = pool.resources_total(cluster.mig_strategy).get(resource, 0)
-        wanted = sum(n for _, n in requests)
-        if wanted > total:
-            who = ", ".join(f"{name} {n}" for name, n in requests)
-            report.error(
-                (*origin.pools[pool_name].path, "nodes"),
-                f"workloads ask for {wanted} {resource} ({who}) but pool {pool_name!r} has {total}",
-                "add nodes, raise the pool's sharing replicas, or lower the workloads' replicas"
-                if pool.sharing.is_shared
-                else "add nodes or GPUs per node, or lower the workloads' gpus or replicas",
-            )
+        totals = pool.resources_total(cluster.mig_strategy)
+        for resource, wanted in requested.items():
+            total = totals.get(resource, 0)
+            if wanted > total:
+                _report_capacity(cluster, pool, resource, wanted, total, placed, origin, report)
+
+
+def _report_capacity(
+    cluster: Cluster,
+    pool: Pool,
+    resource: str,
+    wanted: int,
+    total: int,
+    placed: list[Workload],
+    origin: ClusterOrigin,
+    report: Report,
+) -> None:
+    """Pool ``pool`` has ``total`` of ``resource`` and its workloads ask for ``wanted``: say who asks for what."""
+    who: list[str] = []
+    for workload in placed:
+        if workload.pool == pool.name:
+            asked, count = cluster.workload_resource(workload)
+            if asked == resource:
+                who.append(f"{workload.name} {count * workload.replicas}")
+    report.error(
+        (*origin.pools[pool.name].path, "nodes"),
+        f"workloads ask for {wanted} {resource} ({', '.join(who)}) but pool {pool.name!r} has {total}",
+        "add nodes, raise the pool's sharing replicas, or lower the workloads' replicas"
+        if pool.sharing.is_shared
+        else "add nodes or GPUs per node, or lower the workloads' gpus or replicas",
+    )
 
 
 def _check_workload_profile(

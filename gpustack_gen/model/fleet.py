@@ -5,14 +5,44 @@ These are what the compilers consume. Every value here is final; nothing downstr
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..catalog import GpuModel, builtin_mig_config
 from ..errors import Problem
-from ..versions import OperatorVersion
+from ..versions import OperatorVersion, parse_version
 
 RESOURCE_GPU = "nvidia.com/gpu"
 RESOURCE_GPU_SHARED = "nvidia.com/gpu.shared"
+# The first device plugin that honours an explicit MPS failRequestsGreaterThanOne (older ones force it to true).
+MPS_FAIL_REQUESTS_CONFIGURABLE_FROM = (0, 20, 0)
+
+MigLayout = tuple[tuple[str, int], ...]
+
+
+def mig_profile_sort_key(profile: str) -> tuple[int, str]:
+    """Largest profile first: compute slices of the GPU instance descending (``3g.20gb`` -> 3), then the name.
+
+    Read from the name, so that it also orders profiles the catalog does not know. This is the one order of
+    MIG layouts: the resolved ``Sharing.mig_layout``, the custom mig-parted config names and their contents.
+    """
+    head = profile.split("g.", 1)[0].split(".")[-1]
+    return (-int(head) if head.isdigit() else 0, profile)
+
+
+def mps_fail_requests_configurable(device_plugin: str) -> bool:
+    """Whether device plugin ``device_plugin`` (``"v0.20.0"``) honours an explicit MPS ``failRequestsGreaterThanOne``.
+
+    v0.20.0 and newer honour it (true when unset); older ones force it to true whatever the config says.
+    """
+    parsed = parse_version(device_plugin)
+    return parsed is not None and parsed >= MPS_FAIL_REQUESTS_CONFIGURABLE_FROM
+
+
+def canonical_mig_layout(layout: Iterable[tuple[str, int]]) -> MigLayout:
+    """A MIG layout in :func:`mig_profile_sort_key` order, so that key order in the file changes nothing."""
+    return tuple(sorted(layout, key=lambda item: mig_profile_sort_key(item[0])))
+
 
 ISOLATION = {
     "none": "whole GPU per pod",
@@ -28,7 +58,7 @@ class Sharing:
     replicas: int = 1
     rename_by_default: bool = False
     fail_requests_greater_than_one: bool = False
-    mig_layout: tuple[tuple[str, int], ...] = ()  # custom per-GPU layout, in the user's order
+    mig_layout: MigLayout = ()  # custom per-GPU layout, largest profile first (canonical_mig_layout)
     mig_config: str | None = None  # a built-in mig-parted config name, when named instead of a layout
 
     @property
@@ -57,7 +87,7 @@ class Pool:
     def physical_gpus(self) -> int:
         return self.nodes * self.gpus_per_node
 
-    def mig_devices(self) -> tuple[tuple[str, int], ...]:
+    def mig_devices(self) -> MigLayout:
         """The MIG instances on each GPU of the pool (empty when MIG is not used)."""
         if self.sharing.strategy != "mig":
             return ()
@@ -66,7 +96,7 @@ class Pool:
         entry = builtin_mig_config(self.gpu, self.sharing.mig_config or "")
         return entry.mig_devices if entry is not None else ()
 
-    def mig_config_name(self, custom_names: dict[tuple[tuple[str, int], ...], str]) -> str | None:
+    def mig_config_name(self, custom_names: dict[MigLayout, str]) -> str | None:
         """Value of the ``nvidia.com/mig.config`` label for the pool's nodes (None on GPUs without MIG)."""
         if not self.gpu.mig_capable:
             return None
@@ -85,14 +115,20 @@ class Pool:
                 return {RESOURCE_GPU: sum(count for _, count in devices)}
             result: dict[str, int] = {}
             for profile_name, count in devices:
-                profile = self.gpu.profile(profile_name)
-                resource = profile.resource_name if profile else f"nvidia.com/mig-{profile_name.replace('+', '.')}"
+                resource = self.mig_resource(profile_name)
                 result[resource] = result.get(resource, 0) + count
             return result
         if sharing.is_shared:
             name = RESOURCE_GPU_SHARED if sharing.rename_by_default else RESOURCE_GPU
             return {name: sharing.replicas}
         return {RESOURCE_GPU: 1}
+
+    def mig_resource(self, profile_name: str) -> str:
+        """The mixed-strategy resource of one of the pool's MIG profiles (``nvidia.com/mig-3g.20gb``)."""
+        profile = self.gpu.profile(profile_name)
+        # The checks refuse a profile the GPU model lacks, so a loaded fleet never gets here with one.
+        assert profile is not None, f"{self.gpu.name} has no MIG profile {profile_name!r}"
+        return profile.resource_name
 
     def resources_per_node(self, mig_strategy: str) -> dict[str, int]:
         return {k: v * self.gpus_per_node for k, v in self.resources_per_gpu(mig_strategy).items()}
@@ -127,6 +163,11 @@ class OperatorConfig:
     driver_enabled: bool
     driver_version: str | None
     toolkit_enabled: bool
+
+    @property
+    def mps_fail_requests_configurable(self) -> bool:
+        """The pinned device plugin honours an explicit MPS ``failRequestsGreaterThanOne`` (v0.20.0 and newer)."""
+        return mps_fail_requests_configurable(self.release.device_plugin)
 
 
 WRAP_TARGETS = ("argocd", "flux", "helmfile")
@@ -179,11 +220,20 @@ class Cluster:
         pool = self.pool(workload.pool)
         assert pool is not None  # checked when the fleet was loaded
         if pool.sharing.strategy == "mig" and self.mig_strategy == "mixed":
-            profile = workload.mig_profile or pool.mig_devices()[0][0]
-            gpu_profile = pool.gpu.profile(profile)
-            resource = gpu_profile.resource_name if gpu_profile else f"nvidia.com/mig-{profile.replace('+', '.')}"
-            return resource, workload.gpus
+            return pool.mig_resource(workload.mig_profile or pool.mig_devices()[0][0]), workload.gpus
         return next(iter(pool.resources_per_gpu(self.mig_strategy))), workload.gpus
+
+    def requested_by_pool(self, workloads: Iterable[Workload] | None = None) -> dict[str, dict[str, int]]:
+        """Pool name -> resource -> what ``workloads`` (default: all of the cluster's) ask for: gpus x replicas.
+
+        Pools and resources appear in the order the workloads name them; pools nobody asks for are absent.
+        """
+        asked: dict[str, dict[str, int]] = {}
+        for workload in self.workloads if workloads is None else workloads:
+            resource, count = self.workload_resource(workload)
+            pool = asked.setdefault(workload.pool, {})
+            pool[resource] = pool.get(resource, 0) + count * workload.replicas
+        return asked
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,9 @@ from pydantic_core import PydanticCustomError
 from .names import (
     DNS1123_LABEL,
     DNS1123_SUBDOMAIN,
+    DRIVER_VERSION,
     KUBERNETES_VERSION,
+    LABEL_VALUE,
     QUANTITY,
     dns_label_hint,
     explain_dns_label,
@@ -48,12 +50,60 @@ def _node_selector(value: dict[str, str]) -> dict[str, str]:
     return value
 
 
+def _taint_key(value: str) -> str:
+    problem = explain_label_key(value)
+    if problem:
+        raise PydanticCustomError(
+            "label", "{problem}", {"problem": f"taint key: {problem}", "hint": "e.g. nvidia.com/gpu or dedicated"}
+        )
+    return value
+
+
+def _taint_value(value: str) -> str:
+    problem = explain_label_value(value)
+    if problem:
+        raise PydanticCustomError(
+            "label",
+            "{problem}",
+            {
+                "problem": f"taint value: {problem}",
+                "hint": "e.g. gpu; without a value the toleration uses operator Exists",
+            },
+        )
+    return value
+
+
+_DRIVER_VERSION_RE = re.compile(DRIVER_VERSION)
+
+
+def _driver_version(value: str) -> str:
+    if len(value) <= 64 and _DRIVER_VERSION_RE.match(value):
+        return value
+    found = re.search(DRIVER_VERSION.strip("^$"), value)
+    example = found.group(0) if found and len(found.group(0)) <= 64 else "580.82.07"
+    raise PydanticCustomError(
+        "value",
+        "{problem}",
+        {
+            "problem": f"{value!r} is not a driver version",
+            "hint": f'write the version alone, quoted, without a v prefix or an OS suffix: "{example}"',
+        },
+    )
+
+
 DnsLabel = Annotated[
     str,
     AfterValidator(_dns_label),
     Field(json_schema_extra={"pattern": DNS1123_LABEL, "maxLength": 63}),
 ]
 NodeSelector = Annotated[dict[str, str], AfterValidator(_node_selector)]
+TaintKey = Annotated[str, AfterValidator(_taint_key), Field(json_schema_extra={"minLength": 1, "maxLength": 317})]
+TaintValue = Annotated[
+    str, AfterValidator(_taint_value), Field(json_schema_extra={"pattern": LABEL_VALUE, "maxLength": 63})
+]
+DriverVersion = Annotated[
+    str, AfterValidator(_driver_version), Field(json_schema_extra={"pattern": DRIVER_VERSION, "maxLength": 64})
+]
 _QUANTITY_RE = re.compile(QUANTITY)
 _QUANTITY_HINT = 'a Kubernetes quantity: an integer, or a quoted string such as "300m", "1.5" or "4Gi"'
 
@@ -122,8 +172,8 @@ class ComponentSettings(_Model):
 class DriverSettings(ComponentSettings):
     """The NVIDIA driver DaemonSet (`driver.*`)."""
 
-    version: str | None = Field(default=None, min_length=1, max_length=64)
-    """Driver version to deploy, e.g. "580.82.07". Default: the one the chart version ships."""
+    version: DriverVersion | None = None
+    """Driver version to deploy, quoted, e.g. "580.82.07". Default: the one the chart version ships; unused when enabled is false."""
 
 
 class OperatorSettings(_Model):
@@ -151,7 +201,7 @@ class SharingPolicy(_Model):
     rename_by_default: bool | None = None
     """time-slicing and mps: advertise `nvidia.com/gpu.shared` instead of `nvidia.com/gpu`."""
     fail_requests_greater_than_one: bool | None = None
-    """time-slicing: refuse containers that ask for more than one shared GPU."""
+    """Refuse containers that ask for more than one shared GPU. time-slicing: default false. mps: default true; false needs GPU Operator v26.7.0 or newer (device plugin v0.20.0), older ones always refuse."""
     layout: dict[str, Annotated[int, Field(ge=1)]] | None = Field(default=None, min_length=1)
     """mig: MIG profile -> instances per GPU, e.g. {"3g.20gb": 1, "2g.10gb": 2}."""
     config: str | None = Field(default=None, min_length=1)
@@ -168,9 +218,9 @@ class MigSettings(_Model):
 class Taint(_Model):
     """A taint the pool's nodes carry; workloads on the pool get the matching toleration."""
 
-    key: str = Field(min_length=1, max_length=316)
-    """Taint key, e.g. nvidia.com/gpu."""
-    value: str | None = Field(default=None, max_length=63)
+    key: TaintKey
+    """Taint key, a label key, e.g. nvidia.com/gpu."""
+    value: TaintValue | None = None
     """Taint value; without one the toleration uses operator Exists."""
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
     """Taint effect."""

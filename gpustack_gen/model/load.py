@@ -74,8 +74,12 @@ def _check_sharing_keys(spec: intent.FleetSpec, report: Report) -> None:
     ]
     tables += [(("clusters", i, "sharing"), c.sharing) for i, c in enumerate(spec.clusters)]
     for base, table in tables:
+        named: dict[str, str] = {}  # GPU model id -> the first key of this table that names it
         for key in table or {}:
-            if key != "default" and get_gpu(key) is None:
+            if key == "default":
+                continue
+            gpu = get_gpu(key)
+            if gpu is None:
                 close = suggest_gpus(key)
                 report.error(
                     (*base, key),
@@ -83,6 +87,15 @@ def _check_sharing_keys(spec: intent.FleetSpec, report: Report) -> None:
                     f"did you mean {' or '.join(repr(c) for c in close)}?" if close else "",
                     key=True,
                 )
+            elif gpu.id in named:
+                report.error(
+                    (*base, key),
+                    f"{named[gpu.id]!r} and {key!r} both name {gpu.id}",
+                    f"keep one entry per GPU model: merge this one into {named[gpu.id]!r}",
+                    key=True,
+                )
+            else:
+                named[gpu.id] = key
 
 
 def _dedupe(problems: list[Problem]) -> list[Problem]:

@@ -12,9 +12,10 @@ from typing import Any
 
 from ..catalog import get_gpu, suggest_gpus
 from ..errors import Problem, Severity
-from ..versions import NEWEST_OPERATOR, get_operator_version, operator_version_names
+from ..versions import NEWEST_OPERATOR, OPERATOR_VERSIONS, format_version, get_operator_version, operator_version_names
 from . import intent
 from .fleet import (
+    MPS_FAIL_REQUESTS_CONFIGURABLE_FROM,
     WRAP_TARGETS,
     ArgoCdDelivery,
     Cluster,
@@ -25,6 +26,8 @@ from .fleet import (
     Sharing,
     Taint,
     Workload,
+    canonical_mig_layout,
+    mps_fail_requests_configurable,
 )
 from .names import KUBERNETES_VERSION
 from .source import PathKey, SourceDocument
@@ -39,12 +42,14 @@ class Report:
 
     doc: SourceDocument
     problems: list[Problem] = field(default_factory=list)
+    errors: int = 0  # errors among ``problems``, counted as they are added: checks ask for it per pool
 
     def error(self, path: PathKey, message: str, hint: str = "", *, key: bool = False) -> None:
         self.problems.append(self.doc.problem(path, message, hint, key=key))
+        self.errors += 1
 
     def error_count(self) -> int:
-        return sum(p.severity is Severity.ERROR for p in self.problems)
+        return self.errors
 
     def warn(self, path: PathKey, message: str, hint: str = "") -> None:
         self.problems.append(self.doc.problem(path, message, hint, severity=Severity.WARNING))
@@ -66,6 +71,7 @@ class ClusterOrigin:
     workloads: dict[tuple[str, str], PathKey]
     fields: dict[str, PathKey]  # resolved cluster-level field -> path it came from
     unresolved_pools: frozenset[str] = frozenset()  # pools left out after an error (unknown GPU model)
+    pool_paths: tuple[PathKey, ...] = ()  # the path of each pool of the resolved cluster, in its order
 
 
 def _pick(*candidates: tuple[Any, PathKey]) -> tuple[Any, PathKey | None]:
@@ -116,6 +122,7 @@ def resolve_cluster(
         return None
 
     pools: list[Pool] = []
+    pool_paths: list[PathKey] = []
     pool_origins: dict[str, PoolOrigin] = {}
     unresolved: set[str] = set()
     for pool_index, pool_spec in enumerate(spec.node_pools):
@@ -132,8 +139,9 @@ def resolve_cluster(
             unresolved.add(pool_spec.name)
             continue
         sharing, sharing_origin, sharing_path = _resolve_sharing(
-            pool_spec, gpu.id, pool_path, spec, here, defaults, report
+            pool_spec, gpu.id, pool_path, spec, here, defaults, operator, report
         )
+        pool_paths.append(pool_path)
         pools.append(
             Pool(
                 name=pool_spec.name,
@@ -174,7 +182,7 @@ def resolve_cluster(
         workloads=workloads,
         delivery=delivery,
     )
-    return cluster, ClusterOrigin(here, pool_origins, workload_paths, origins, frozenset(unresolved))
+    return cluster, ClusterOrigin(here, pool_origins, workload_paths, origins, frozenset(unresolved), tuple(pool_paths))
 
 
 def _resolve_delivery(report: Report, setting: Any) -> Delivery:
@@ -288,7 +296,7 @@ def _resolve_operator(
     cdi_default, cdi_default_path = setting("operator", "cdi", "default")
     nri, nri_path = setting("operator", "cdi", "nri_plugin_enabled")
     driver_enabled, _ = setting("operator", "driver", "enabled")
-    driver_version, _ = setting("operator", "driver", "version")
+    driver_version, driver_version_path = setting("operator", "driver", "version")
     toolkit_enabled, _ = setting("operator", "toolkit", "enabled")
     namespace, _ = setting("operator", "namespace")
 
@@ -315,10 +323,19 @@ def _resolve_operator(
             "the NRI plugin runs in the toolkit DaemonSet, which is disabled",
             "set toolkit.enabled: true or turn the NRI plugin off",
         )
-    runtime, _ = setting("container_runtime")
-    if runtime == "cri-o" and not enabled:
+    if driver_enabled is False and driver_version is not None:
         report.warn(
-            cdi_path or (*here, "containerRuntime"),
+            driver_version_path,
+            f"driver.version {driver_version} has no effect: driver.enabled is false, so the Operator deploys "
+            "no driver and the nodes' preinstalled one is used",
+            "remove driver.version, or set driver.enabled: true to have the Operator install this version",
+        )
+    runtime, runtime_path = setting("container_runtime")
+    if runtime == "cri-o" and not enabled:
+        # Point at what the file says: cdi.enabled: false where written, else the containerRuntime line
+        # (in the cluster or in the fleet defaults); never at a key the file does not have.
+        report.warn(
+            cdi_path or runtime_path,
             "CRI-O with CDI disabled uses the legacy OCI hook, behind the 'error executing hook "
             "nvidia-container-toolkit' and 'could not load NVML library' failures after Kubernetes upgrades",
             "set operator.cdi.enabled: true",
@@ -371,8 +388,16 @@ def _resolve_sharing(
     spec: intent.Cluster,
     here: PathKey,
     defaults: intent.ClusterSettings | None,
+    operator: OperatorConfig,
     report: Report,
 ) -> tuple[Sharing, dict[str, PathKey], PathKey]:
+    """Merge the sharing entries that apply to one pool, least specific first.
+
+    A partial entry merges over the entries below it. An entry starts over (drops what came from below)
+    only when it names a strategy and the entries below already chose a different one: options of one
+    strategy never leak into another, but ``{replicas: 4}`` below and ``{strategy: time-slicing}`` above
+    give time-slicing with 4 replicas.
+    """
     levels = list(_sharing_levels(pool_spec, gpu_id, pool_path, spec, here, defaults))
     merged: dict[str, Any] = {}
     origin: dict[str, PathKey] = {}
@@ -393,7 +418,7 @@ def _resolve_sharing(
             )
             if getattr(policy, name) is not None
         }
-        if "strategy" in values and values["strategy"] != merged.get("strategy"):
+        if "strategy" in values and "strategy" in merged and merged["strategy"] != values["strategy"]:
             # A different strategy starts over: options of the strategy it replaces do not carry over.
             merged, origin = {}, {}
         if "layout" in values or "config" in values:
@@ -418,18 +443,59 @@ def _resolve_sharing(
         strategy=strategy,
         replicas=int(merged.get("replicas", 1)) if strategy in ("time-slicing", "mps") else 1,
         rename_by_default=bool(merged.get("renameByDefault", False)),
-        fail_requests_greater_than_one=bool(merged.get("failRequestsGreaterThanOne", False)),
-        mig_layout=tuple(merged.get("layout", {}).items()) if strategy == "mig" else (),
+        fail_requests_greater_than_one=_fail_requests_greater_than_one(strategy, merged, origin, operator, report),
+        mig_layout=canonical_mig_layout(merged.get("layout", {}).items()) if strategy == "mig" else (),
         mig_config=merged.get("config") if strategy == "mig" else None,
     )
     _check_sharing_fields(strategy, merged, origin, sharing_path, report)
     return sharing, origin, sharing_path
 
 
+def _fail_requests_greater_than_one(
+    strategy: str, merged: dict[str, Any], origin: dict[str, PathKey], operator: OperatorConfig, report: Report
+) -> bool:
+    """The value of ``failRequestsGreaterThanOne`` the pool's device plugin applies.
+
+    time-slicing: as written, false by default. mps: device plugin v0.20.0 and newer honour the value as
+    written and default to true when it is unset; older device plugins force it to true, so ``true`` there
+    is a no-op (accepted without a warning: it says what happens) and ``false`` is an error, since it would
+    promise requests for several replicas that the plugin refuses at Allocate time. Other strategies:
+    false (the field is refused by ``_check_sharing_fields``).
+    """
+    value = merged.get("failRequestsGreaterThanOne")
+    if strategy == "time-slicing":
+        return bool(value)
+    if strategy != "mps":
+        return False
+    if operator.mps_fail_requests_configurable:
+        return True if value is None else bool(value)
+    if value is False:
+        release = operator.release
+        newer = next(
+            (
+                v.version
+                for v in OPERATOR_VERSIONS
+                if v.key > release.key and mps_fail_requests_configurable(v.device_plugin)
+            ),
+            None,
+        )
+        since = format_version(MPS_FAIL_REQUESTS_CONFIGURABLE_FROM)
+        report.error(
+            origin["failRequestsGreaterThanOne"],
+            f"failRequestsGreaterThanOne: false cannot be honoured on MPS with device plugin {release.device_plugin} "
+            f"(GPU Operator {release.version}), which always refuses requests for more than one replica",
+            "remove it"
+            + (
+                f", or pin operator.version {newer} or newer (device plugin {since}), which honours it" if newer else ""
+            ),
+        )
+    return True
+
+
 _FIELDS_BY_STRATEGY = {
     "none": set(),
     "time-slicing": {"replicas", "renameByDefault", "failRequestsGreaterThanOne"},
-    "mps": {"replicas", "renameByDefault"},
+    "mps": {"replicas", "renameByDefault", "failRequestsGreaterThanOne"},
     "mig": {"layout", "config"},
 }
 
@@ -441,9 +507,7 @@ def _check_sharing_fields(
     for alias in merged:
         if alias == "strategy" or alias in allowed:
             continue
-        if alias == "failRequestsGreaterThanOne" and strategy == "mps":
-            hint = "MPS always refuses requests for more than one replica; remove it"
-        elif strategy == "none":
+        if strategy == "none":
             hint = "strategy none gives whole GPUs; pick time-slicing, mps or mig to share"
         else:
             hint = f"{strategy} takes {', '.join(sorted(allowed))}; remove {alias}"

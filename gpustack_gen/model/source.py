@@ -1,7 +1,9 @@
 """Read a fleet file into plain data while remembering where every value came from.
 
-ruamel.yaml (YAML 1.2) parses the text; the round-trip nodes carry line and column numbers, which we
-copy into a position table keyed by field path before handing plain dicts and lists to pydantic.
+ruamel.yaml (YAML 1.2) parses the text. An ordinary fleet is read by the fast path (``fast_yaml.py``: C parser
+events, built into the same data and positions); anything unusual sends the file to the round-trip path, whose
+nodes carry line and column numbers, which we copy into a position table keyed by field path before handing
+plain dicts and lists to pydantic, and which explains every problem in detail.
 Hostile input is refused here, before validation: oversized files, non-UTF-8 bytes, control characters,
 duplicate keys, several documents, a ``%YAML 1.1`` directive, tags, non-string keys, YAML 1.1 number
 forms, alias expansion beyond a node budget, and nesting beyond a depth limit.
@@ -18,12 +20,13 @@ from typing import Any
 
 from ..errors import FleetError, Problem
 
-# ruamel's round-trip parser reads about 100 KB/s and keeps ~150 bytes of objects per input byte, so the size
-# limit bounds the time and memory of a hostile file too: 1 MiB is ~12 s and ~200 MB at worst, while a
-# 1000-cluster fleet is about 150 KB.
-MAX_FILE_BYTES = 1024 * 1024
-MAX_NODES = 200_000  # after alias expansion; a 1000-cluster fleet is about 60k nodes
-MAX_DEPTH = 64
+# Files are read by the fast path (fast_yaml.py: C parser events, about 20x the round-trip loader's speed) and,
+# when it gives up on something unusual, by ruamel's round-trip loader, which says exactly what is wrong. The
+# round-trip loader reads about 120 KB/s and keeps ~170 bytes of objects per input byte, so it only reads files
+# up to MAX_DETAILED_BYTES (1 MiB is ~10 s and ~200 MB at worst); a larger file that the fast path gives up on is
+# refused with the fast path's own located problem. A fleet of 8 pools and 20 workloads per cluster is about
+# 4.6 KB per cluster.
+from .limits import MAX_DEPTH, MAX_DETAILED_BYTES, MAX_FILE_BYTES, MAX_NODES
 
 PathKey = tuple[str | int, ...]
 
@@ -128,18 +131,57 @@ def parse_bytes(raw: bytes, label: str) -> SourceDocument:
 
 
 def parse_text(text: str, label: str) -> SourceDocument:
-    from ruamel.yaml import YAML
-    from ruamel.yaml.constructor import DuplicateKeyError
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
-    from ruamel.yaml.reader import ReaderError
+    from .fast_yaml import GiveUp
 
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_FILE_BYTES:
         raise FleetError([_too_big(label, size)])
     text = text.removeprefix("\ufeff")
-    early = _prescan(text, label)
-    if early is not None:
-        raise FleetError([early])
+    detailed = size <= MAX_DETAILED_BYTES
+    if detailed:  # the pre-scan protects the round-trip parser's stack; the fast path has its own depth limit
+        early = _prescan(text, label)
+        if early is not None:
+            raise FleetError([early])
+    try:
+        return _fast_parse(text, label)
+    except GiveUp as stop:
+        if not detailed:
+            raise FleetError([_gave_up_problem(label, stop)]) from None
+    return _rt_parse(text, label)
+
+
+def _fast_parse(text: str, label: str, *, pure: bool = False) -> SourceDocument:
+    """The fast path (``fast_yaml``): the same document as ``_rt_parse`` for a valid fleet, else ``GiveUp``."""
+    from .fast_yaml import fast_load
+
+    data, value_positions, key_positions = fast_load(text, pure=pure)
+    return SourceDocument(label, data, value_positions, key_positions)
+
+
+def _gave_up_problem(label: str, stop: Any) -> Problem:
+    """What the fast path stopped at, for a file too large for the detailed round-trip path."""
+    if stop.error is not None:
+        return _yaml_problem(label, stop.error)
+    if stop.supported:
+        return Problem(label, stop.line, stop.column, format_path(stop.path), stop.message, stop.hint)
+    split = f"split the fleet into files of at most {MAX_DETAILED_BYTES:,} bytes"
+    return Problem(
+        label,
+        stop.line,
+        stop.column,
+        format_path(stop.path),
+        f"{stop.message} is not supported in a file over {MAX_DETAILED_BYTES:,} bytes",
+        f"{stop.hint}, or {split}" if stop.hint else split,
+    )
+
+
+def _rt_parse(text: str, label: str) -> SourceDocument:
+    """The detailed path: ruamel's round-trip loader, which locates and explains every problem."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.constructor import DuplicateKeyError
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.reader import ReaderError
+
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
     try:
@@ -264,21 +306,33 @@ def _prescan(text: str, label: str) -> Problem | None:
                 rest = rest[2:].lstrip(" ")
             if len(indents) + dashes > MAX_DEPTH:
                 return _too_deep(label, number, indent + 1)
+        if _BRACKET.search(line) is None:
+            continue  # the flow depth only changes at a bracket
         flow, where = _scan_flow(line, flow)
         if where:
             return _too_deep(label, number, where)
     return None
 
 
+_BRACKET = re.compile(r"[\[\]{}]")
+_FLOW_SIGNIFICANT = re.compile(r"[\"'#\[\]{}]")
+
+
 def _scan_flow(line: str, flow: int) -> tuple[int, int]:
-    """Track ``[`` / ``{`` depth through one line, skipping quoted text and comments; (depth, column if too deep)."""
+    """Track ``[`` / ``{`` depth through one line, skipping quoted text and comments; (depth, column if too deep).
+
+    Only quotes, ``#`` and brackets matter, each with the character before it (a space at the start of the line).
+    """
     quote = ""
-    previous = " "
-    for index, char in enumerate(line):
+    for match in _FLOW_SIGNIFICANT.finditer(line):
+        char = match.group()
+        index = match.start()
         if quote:
             if char == quote:
                 quote = ""
-        elif char in "'\"" and previous in " \t[{,:":
+            continue
+        previous = line[index - 1] if index else " "
+        if char in "'\"" and previous in " \t[{,:":
             quote = char
         elif char == "#" and previous in " \t":
             break
@@ -288,7 +342,6 @@ def _scan_flow(line: str, flow: int) -> tuple[int, int]:
                 return flow, index + 1
         elif char in "]}":
             flow = max(0, flow - 1)
-        previous = char
     return flow, 0
 
 

@@ -73,7 +73,7 @@ def _problem(item: Any, path: PathKey, doc: SourceDocument, root: type[BaseModel
         hint = f"add {path[-1]}: {_MISSING_EXAMPLES.get(str(path[-1]), '...')}"
         line, column = doc.locate(path[:-1])
         return Problem(doc.name, line, column, _fmt(path), message, hint)
-    elif kind in ("dns_label", "label", "quantity"):
+    elif kind in ("dns_label", "label", "quantity", "value"):
         ctx = item.get("ctx") or {}
         message = str(ctx.get("problem", message))
         hint = str(ctx.get("hint", ""))
@@ -84,6 +84,8 @@ def _problem(item: Any, path: PathKey, doc: SourceDocument, root: type[BaseModel
         message = f"expected a string, got {_describe(value)}"
         if isinstance(value, bool):
             hint = f'quote it if a string was meant: "{str(value).lower()}"'
+        elif isinstance(value, float) and path and path[-1] == "kubernetes":
+            hint = f'quote it, as major.minor.patch: "{value}.0" or the patch release you run'
         elif isinstance(value, (int, float)):
             hint = f'quote it: "{value}"'
         elif isinstance(value, (datetime.date, datetime.datetime)):

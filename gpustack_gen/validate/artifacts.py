@@ -12,10 +12,11 @@ from ..compile.gitops import GITOPS_KINDS
 from ..errors import InternalError
 from ..model.fleet import Cluster
 from .device_plugin import check_device_plugin_config
+from .findings import findings_from_errors
 from .gitops import check_gitops_document, wrapper_disagreements
 from .kubernetes import KubernetesSchemaNotFound, check_kubernetes_object, check_workload_fragment
 from .mig_parted import check_mig_parted_config
-from .operator_keys import CLUSTERPOLICY_SPEC_KEYS, VALUES_KEYS, disallowed_keys
+from .operator_schema import OperatorSchemaKind, operator_validator, without_deletions
 
 
 def validate_artifacts(cluster: Cluster, artifacts: list[Artifact]) -> None:
@@ -23,13 +24,11 @@ def validate_artifacts(cluster: Cluster, artifacts: list[Artifact]) -> None:
     for artifact in artifacts:
         for document in artifact.documents:
             if artifact.kind == "helm-values":
-                _fail_on_keys(artifact, "", disallowed_keys(document, VALUES_KEYS, release), release.version)
+                _check_operator_document(artifact, "", document, "gpu-operator-values", release.version)
             elif artifact.kind == "clusterpolicy-patch":
-                _fail_on_keys(
-                    artifact,
-                    "spec.",
-                    disallowed_keys(document["spec"], CLUSTERPOLICY_SPEC_KEYS, release),
-                    release.version,
+                # null deletes a key in a merge patch; what remains must fit the version's spec schema.
+                _check_operator_document(
+                    artifact, "spec.", without_deletions(document["spec"]), "clusterpolicy-spec", release.version
                 )
             elif artifact.kind == "device-plugin-configmap":
                 for key, config in _embedded(document):
@@ -103,6 +102,11 @@ def _embedded(document: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return [(key, value.data) for key, value in document.get("data", {}).items() if isinstance(value, EmbeddedYaml)]
 
 
-def _fail_on_keys(artifact: Artifact, prefix: str, keys: list[str], version: str) -> None:
-    if keys:
-        raise InternalError(artifact.path, prefix + keys[0], f"key not written for GPU Operator {version}")
+def _check_operator_document(
+    artifact: Artifact, prefix: str, document: dict[str, Any], kind: OperatorSchemaKind, version: str
+) -> None:
+    """The strict per-version schema: only keys the chart version has, with the right types and enums."""
+    findings = findings_from_errors(operator_validator(kind, version).iter_errors(document))
+    if findings:
+        first = findings[0]
+        raise InternalError(artifact.path, prefix + first.path, f"{first.message} (GPU Operator {version})")

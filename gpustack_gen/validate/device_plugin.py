@@ -8,11 +8,14 @@ finds some conflicts at run time. :func:`check_device_plugin_config` reports all
    plugin, read from the schema so that the table lives in one place;
 3. cross-field rules from upstream ``validateFlags`` and ``DisableResourceNamingInConfig``.
 
-Pure: no printing, no file writes beyond the one-time schema load.
+Pure: no printing, no file writes beyond the one-time schema load. Results are memoised on the
+config's content (:func:`json_key`): a fleet repeats the same few configs across its clusters.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -284,6 +287,30 @@ def _mps_rules(
     return out
 
 
+# Bound of each validator's memo (distinct configs or fragments; a 1000-cluster fleet has a few thousand).
+MEMO_SIZE = 8192
+_JSON_SCALARS = frozenset({str, int, bool, float, type(None)})
+
+
+def _plain_json(value: object) -> bool:
+    if type(value) is dict:
+        return all(type(k) is str and _plain_json(v) for k, v in value.items())
+    if type(value) is list:
+        return all(_plain_json(item) for item in value)
+    return type(value) in _JSON_SCALARS
+
+
+def json_key(value: object) -> str | None:
+    """A memo key for ``value``: its JSON text with sorted keys, or None when that would not be exact.
+
+    Only plain JSON data has a key: dicts with str keys, lists, str, int, bool, float and None, exactly
+    those types (no tuples, subclasses such as ruamel's scalar types, or non-string keys, which JSON
+    would turn into something else). ``json.loads`` of the key gives the same data back, up to key
+    order, which no check here depends on (findings are sorted).
+    """
+    return json.dumps(value, sort_keys=True) if _plain_json(value) else None
+
+
 def check_device_plugin_config(
     config: Mapping[str, Any], *, device_plugin_version: str, mps_root_from_operator: bool
 ) -> list[SchemaFinding]:
@@ -292,9 +319,22 @@ def check_device_plugin_config(
     ``mps_root_from_operator``: the config is deployed by the GPU Operator (or the Helm chart), which
     passes ``MPS_ROOT`` itself, so MPS does not need ``flags.mpsRoot``.
 
-    Returns the findings sorted by path; ``[]`` means the config is valid and every key in it takes
-    effect. Raises :class:`ValueError` when ``device_plugin_version`` is not a version.
+    Returns the findings sorted by path (a new list on every call); ``[]`` means the config is valid and
+    every key in it takes effect. Raises :class:`ValueError` when ``device_plugin_version`` is not a
+    version.
     """
+    key = json_key(config)
+    if key is None:
+        return _check(config, device_plugin_version, mps_root_from_operator)
+    return list(_memoised(key, device_plugin_version, mps_root_from_operator))
+
+
+@functools.lru_cache(maxsize=MEMO_SIZE)
+def _memoised(key: str, device_plugin_version: str, mps_root_from_operator: bool) -> tuple[SchemaFinding, ...]:
+    return tuple(_check(json.loads(key), device_plugin_version, mps_root_from_operator))
+
+
+def _check(config: Mapping[str, Any], device_plugin_version: str, mps_root_from_operator: bool) -> list[SchemaFinding]:
     version = _parse_version(device_plugin_version)
     root = load_schema(SCHEMA_NAME)
     quoted = _quoted_replicas(config)

@@ -19,7 +19,8 @@ and reports paths relative to the fragment. The schemas accept any string as a q
 quantities are also checked against the Kubernetes quantity grammar.
 
 ``jsonschema``, ``referencing`` and ``kubernetes_validate`` are imported lazily: importing this module
-costs nothing at CLI start-up. Pure: no printing.
+costs nothing at CLI start-up. Pure: no printing. Workload fragment findings are memoised on the
+schema version and the fragment's content: the same resources, selectors and tolerations repeat.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model.names import QUANTITY
+from .device_plugin import MEMO_SIZE, json_key
 from .findings import SchemaFinding, describe_value, findings_from_errors, format_path
 from .schema_files import SchemaValidator
 
@@ -234,8 +236,34 @@ def check_workload_fragment(fragment: Mapping[str, Any], kubernetes: str) -> lis
     """Findings for a workload values fragment, with paths relative to the fragment, sorted.
 
     Keys other than ``resources``, ``nodeSelector`` and ``tolerations`` are not pod-spec parts and are
-    not checked here.
+    not checked here. Returns a new list on every call.
+
+    Memoised per part: the three parts land in separate places of the Pod, whose schema has no rule
+    across them, so the fragment's findings are the union of each part's findings, and parts repeat
+    far more than whole fragments do (at 1000 generated clusters: 1,689 distinct resources, 1,000
+    node selectors and 10 toleration lists in 14,929 distinct fragments).
     """
+    keys = []
+    for part in _POD_PATHS:
+        if part in fragment:
+            key = json_key(fragment[part])
+            if key is None:  # not plain JSON data: check it as it is
+                return _check_fragment(fragment, kubernetes)
+            keys.append((part, key))
+    major, minor = select_schema_version(kubernetes)  # the findings depend on the schema, not the patch
+    if not keys:
+        return list(_memoised_part(major, minor, "", "null"))
+    return sorted({f for part, key in keys for f in _memoised_part(major, minor, part, key)})
+
+
+@functools.lru_cache(maxsize=MEMO_SIZE)
+def _memoised_part(major: int, minor: int, part: str, key: str) -> tuple[SchemaFinding, ...]:
+    """The findings of a fragment holding only ``part`` (JSON ``key``); ``part`` "" is the empty fragment."""
+    fragment = {part: json.loads(key)} if part else {}
+    return tuple(_check_fragment(fragment, f"{major}.{minor}"))
+
+
+def _check_fragment(fragment: Mapping[str, Any], kubernetes: str) -> list[SchemaFinding]:
     findings = check_kubernetes_object(workload_pod(fragment), kubernetes)
     quantities = _quantity_findings(fragment.get("resources"))
     superseded = {f.path for f in quantities}

@@ -5,15 +5,19 @@ the rules upstream applies across fields (``api/spec/v1`` and ``pkg/types/mig_co
 profile exists on the hardware and whether the instances fit the GPU are checked elsewhere (against
 the GPU facts), because mig-parted itself only finds out in ``apply``.
 
-Pure: no printing, no file writes beyond the one-time schema load.
+Pure: no printing, no file writes beyond the one-time schema load. Results are memoised on the
+config's content, as the device-plugin check does.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from gpustack_gen.validate.device_plugin import MEMO_SIZE, json_key
 from gpustack_gen.validate.findings import SchemaFinding, format_path, schema_findings
 from gpustack_gen.validate.schema_files import schema_validator
 
@@ -125,7 +129,18 @@ def _quote_hint(number: int) -> str:
 
 
 def check_mig_parted_config(config: Mapping[str, Any]) -> list[SchemaFinding]:
-    """Every problem in mig-parted ``config``, sorted by path; ``[]`` means mig-parted accepts it."""
+    """Every problem in mig-parted ``config``, sorted by path (a new list on every call); ``[]`` means
+    mig-parted accepts it."""
+    key = json_key(config)
+    return _check(config) if key is None else list(_memoised(key))
+
+
+@functools.lru_cache(maxsize=MEMO_SIZE)
+def _memoised(key: str) -> tuple[SchemaFinding, ...]:
+    return tuple(_check(json.loads(key)))
+
+
+def _check(config: Mapping[str, Any]) -> list[SchemaFinding]:
     specific: list[SchemaFinding] = []
     if isinstance(config, Mapping):
         for parts, spec in _entries(config):

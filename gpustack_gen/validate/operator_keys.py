@@ -7,9 +7,7 @@ must no longer be written (removed, or a no-op). Conformance tests hold it again
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from ..versions import OperatorVersion, parse_version
 
@@ -46,18 +44,3 @@ CLUSTERPOLICY_SPEC_KEYS: tuple[KeyGate, ...] = (
     *_SHARED_KEYS,
     KeyGate("devicePlugin.mps.root", since="v24.3.0"),
 )
-
-
-def leaf_paths(data: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
-    for key, value in data.items():
-        path = f"{prefix}.{key}" if prefix else str(key)
-        if isinstance(value, Mapping) and value:
-            yield from leaf_paths(value, path)
-        else:
-            yield path
-
-
-def disallowed_keys(data: Mapping[str, Any], gates: tuple[KeyGate, ...], release: OperatorVersion) -> list[str]:
-    """Leaf key paths of ``data`` that the pinned chart version does not have (or that are no-ops there)."""
-    allowed = {gate.path for gate in gates if gate.allows(release)}
-    return [path for path in leaf_paths(data) if path not in allowed]

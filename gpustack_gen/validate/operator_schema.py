@@ -38,6 +38,7 @@ __all__ = [
     "gates_for",
     "operator_schema",
     "operator_validator",
+    "without_deletions",
 ]
 
 OperatorSchemaKind = Literal["gpu-operator-values", "clusterpolicy-spec"]
@@ -249,15 +250,22 @@ def _leaf_values(data: Mapping[str, Any], prefix: str = "") -> dict[str, object]
     return out
 
 
+def without_deletions(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` without null leaves: in Helm values and in a merge patch, null deletes the key."""
+    pruned = {key: without_deletions(value) if isinstance(value, Mapping) else value for key, value in data.items()}
+    return {key: value for key, value in pruned.items() if value is not None and value != {}}
+
+
 def check_operator_keys(
     data: Mapping[str, Any], kind: OperatorSchemaKind, release: OperatorVersion
 ) -> list[SchemaFinding]:
     """Findings for the known keys of a values file (or ClusterPolicy ``spec``) for ``release``, sorted.
 
-    Keys outside the gate table are not looked at. A known key the version lacks is reported with the
+    Keys outside the gate table are not looked at, nor are null leaves (deletions). A known key the version lacks is reported with the
     version that added or dropped it; the known keys it has are validated against
     :func:`operator_schema` (types and enums).
     """
+    data = without_deletions(data)
     leaves, inner = _known_prefixes(kind, release)
     present = _leaf_values(data)
     target = "the ClusterPolicy CRD" if kind == "clusterpolicy-spec" else "the chart"

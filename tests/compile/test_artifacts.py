@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from gpustack_gen.compile import compile_cluster
 from gpustack_gen.compile.artifact import EmbeddedYaml
-from gpustack_gen.compile.capacity import requested_by_pool
 from gpustack_gen.compile.configmaps import mig_parted_config
 from gpustack_gen.compile.nodes import pool_labels
 from gpustack_gen.compile.operator import operator_settings
@@ -19,12 +18,43 @@ def test_file_set_without_sharing(make_cluster) -> None:
     assert paths == [
         "gpu-operator-values.yaml",
         "clusterpolicy-patch.yaml",
+        "namespace.yaml",
         "node-labels.yaml",
         "capacity.yaml",
         "kustomization.yaml",
         "workloads/ml.w1.yaml",
     ]
-    assert _artifact(make_cluster(), "kustomization.yaml").documents[0]["resources"] == []
+    # The namespace is always there, so that `kubectl apply -k .` works before the chart is installed.
+    assert _artifact(make_cluster(), "kustomization.yaml").documents[0]["resources"] == ["namespace.yaml"]
+
+
+def test_patch_deletes_config_references_it_no_longer_uses(make_cluster) -> None:
+    """A merge patch only changes what it names: unused references are deleted with null."""
+    spec = _artifact(make_cluster(), "clusterpolicy-patch.yaml").documents[0]["spec"]
+    assert spec["devicePlugin"] == {"config": {"name": None, "default": None}}
+    assert spec["migManager"] == {"config": {"name": None}}
+    values = _artifact(make_cluster(), "gpu-operator-values.yaml").documents[0]
+    assert "devicePlugin" not in values and "migManager" not in values  # helm upgrade resets to chart defaults
+
+
+def test_builtin_mig_config_gets_its_own_configmap(make_cluster) -> None:
+    """A pool naming all-balanced must not depend on the default ConfigMap of the pinned mig-manager."""
+    cluster = make_cluster({"gpu": "b300", "sharing": {"strategy": "mig", "config": "all-balanced"}},
+                           {"mig": {"strategy": "mixed"}}, migProfile="1g.34gb")
+    config = mig_parted_config(cluster, plan_cluster(cluster))
+    (entry,) = config["mig-configs"]["all-balanced"]
+    assert entry["device-filter"] == ["0x318210DE"]
+    assert _artifact(cluster, "gpu-operator-values.yaml").documents[0]["migManager"]["config"]["name"] == (
+        "gpustack-mig-parted-config"
+    )
+
+
+def test_mps_configmap_header_restarts_the_mps_daemon(make_cluster) -> None:
+    cluster = make_cluster({"sharing": {"strategy": "mps", "replicas": 4}})
+    notes = _artifact(cluster, "device-plugin-config.yaml").notes
+    assert any("daemonset/nvidia-device-plugin-mps-control-daemon" in note for note in notes)
+    plain = make_cluster({"sharing": {"strategy": "time-slicing", "replicas": 4}})
+    assert not any("mps-control-daemon" in note for note in _artifact(plain, "device-plugin-config.yaml").notes)
 
 
 def test_values_follow_the_pinned_version(make_cluster) -> None:
@@ -62,7 +92,12 @@ def test_device_plugin_configmap_embeds_configs(make_cluster) -> None:
     assert document["metadata"]["namespace"] == "gpu"
     assert all(isinstance(v, EmbeddedYaml) for v in document["data"].values())
     assert document["data"]["time-slicing-4"].data["sharing"]["timeSlicing"]["resources"][0]["replicas"] == 4
-    assert _artifact(cluster, "kustomization.yaml").documents[0]["resources"] == ["device-plugin-config.yaml"]
+    assert _artifact(cluster, "kustomization.yaml").documents[0]["resources"] == [
+        "namespace.yaml",
+        "device-plugin-config.yaml",
+    ]
+    (namespace,) = _artifact(cluster, "namespace.yaml").documents
+    assert namespace["metadata"]["name"] == "gpu"
 
 
 def _mig_cluster(make_cluster):
@@ -160,7 +195,7 @@ def test_capacity(make_cluster) -> None:
     assert pool["perNode"] == {"nvidia.com/gpu": 4}
     assert pool["total"] == {"nvidia.com/gpu": 12}
     assert pool["requested"] == {"nvidia.com/gpu": 5}
-    assert requested_by_pool(cluster) == {"p1": {"nvidia.com/gpu": 5}}
+    assert cluster.requested_by_pool() == {"p1": {"nvidia.com/gpu": 5}}
     mixed = _mig_cluster(make_cluster)
     pools = _artifact(mixed, "capacity.yaml").documents[0]["pools"]
     assert pools[0]["perNode"] == {"nvidia.com/mig-3g.20gb": 16}

@@ -280,11 +280,13 @@ def test_wrappers_join_the_kustomization_after_the_namespace_and_configmaps() ->
     assert "annotations" not in configmap["metadata"]
 
 
-def test_without_wrap_nothing_changes() -> None:
+def test_without_wrap_there_are_no_wrappers() -> None:
     files = wrapped(fleet())
-    assert not {"namespace.yaml", "argocd-application.yaml", "flux-helmrelease.yaml", "helmfile.yaml"} & set(files)
+    assert not {"argocd-application.yaml", "flux-helmrelease.yaml", "helmfile.yaml"} & set(files)
     (kustomization,) = files["kustomization.yaml"]
-    assert "namespace.yaml" not in kustomization["resources"]
+    assert kustomization["resources"] == ["namespace.yaml"]
+    (namespace,) = files["namespace.yaml"]
+    assert "annotations" not in namespace["metadata"]  # no GitOps tool to tell about pruning
 
 
 def test_fleet_wrap_and_render_wrap_add_up() -> None:
@@ -548,3 +550,12 @@ def test_wrappers_and_values_never_disagree(data: dict[str, Any], wrap: list[str
         assert set(pinned) == {version}
         assert all(c == values for c in carried)
         assert version in bundle.files[f"{cluster.name}/gpu-operator-values.yaml"].text  # the header names it
+
+
+def test_an_unknown_wrapper_is_a_fleet_error_not_a_crash() -> None:
+    from gpustack_gen import FleetError
+
+    loaded = load_fleet(fleet())
+    with pytest.raises(FleetError, match="unknown wrapper 'argo'"):
+        render(loaded, wrap=["argo"])
+    assert set(render(loaded, wrap="flux").files) >= {"c1/flux-helmrelease.yaml"}  # a string is one name

@@ -14,7 +14,7 @@ WRAPPERS = ("namespace.yaml", "argocd-application.yaml", "flux-helmrelease.yaml"
 def test_committed_gitops_output_matches_a_fresh_render() -> None:
     fleet = load_fleet(EXAMPLE / "fleet.yaml", name="examples/gitops/fleet.yaml")
     bundle = render(fleet)
-    if os.environ.get("UPDATE_GOLDEN"):
+    if os.environ.get("UPDATE_GOLDEN") == "1":
         bundle.write(EXAMPLE / "rendered")
     drift = bundle.drift(EXAMPLE / "rendered")
     assert drift.clean, (

@@ -36,6 +36,7 @@ from gpustack_gen.compile.artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CO
 from gpustack_gen.compile.operator import MPS_ROOT
 from gpustack_gen.compile.plan import WHOLE_GPU_KEY
 from gpustack_gen.validate.operator_keys import CLUSTERPOLICY_SPEC_KEYS
+from gpustack_gen.validate.operator_schema import without_deletions
 from gpustack_gen.versions import OPERATOR_VERSIONS, OperatorVersion
 
 _COMBINATORS = ("anyOf", "allOf", "oneOf")
@@ -197,7 +198,12 @@ def test_clusterpolicy_patches_validate_against_the_crd(upstream: Path, target: 
         for patch in files_of_kind(files, "clusterpolicy-patch"):
             (document,) = patch.documents
             assert set(document) == {"spec"}
-            assert errors(validator, document) == [], f"{fleet}: {patch.path}"
+            # null deletes a key in a merge patch: what remains must fit the CRD, and what is deleted must
+            # be a field the CRD has (deleting an unknown field would be a silent no-op).
+            assert errors(validator, {"spec": without_deletions(document["spec"])}) == [], f"{fleet}: {patch.path}"
+            for path, value in leaf_items(document["spec"]):
+                if value is None:
+                    assert crd_has_path(crd_spec_schema(clusterpolicy_crd(upstream, target.version)), path), f"{fleet}: deletes {path}"
             checked += 1
     assert checked >= len(fleets_for(target))
 
@@ -227,12 +233,16 @@ def test_each_branch_writes_its_settings(target: OperatorVersion) -> None:
         for name, files in rendered(target).items()
         if name != "example"
     }
-    assert "devicePlugin" not in patches["no-sharing"] and "migManager" not in patches["no-sharing"]
+    # Unused config references are deleted, so that turning sharing or MIG off really turns it off.
+    assert patches["no-sharing"]["devicePlugin"] == {"config": {"name": None, "default": None}}
+    assert patches["no-sharing"]["migManager"] == {"config": {"name": None}}
     assert lookup(patches["time-slicing"], "devicePlugin.config") == PLUGIN_CONFIG
     assert "mps" not in patches["time-slicing"]["devicePlugin"]
     assert lookup(patches["mig-layout"], "migManager.config") == MIG_CONFIG
     assert lookup(patches["mig-layout"], "mig.strategy") == "mixed"
-    assert "migManager" not in patches["mig-builtin-single"]
+    # A built-in config gets the cluster's own mig-parted ConfigMap too: it must not depend on the
+    # default ConfigMap of whichever mig-manager the chart ships.
+    assert lookup(patches["mig-builtin-single"], "migManager.config") == MIG_CONFIG
     assert lookup(patches["mig-builtin-single"], "mig.strategy") == "single"
     assert lookup(patches["driver-disabled"], "driver.enabled") is False
     assert lookup(patches["driver-version"], "driver.version") == "570.124.06"

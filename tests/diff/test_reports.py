@@ -105,8 +105,11 @@ def test_markdown_puts_the_summary_table_first_and_folds_details() -> None:
 
 
 def test_markdown_escapes_user_strings() -> None:
+    """A fleet file name is the one free-form string of a report: it is escaped like any other."""
     hostile = "<script>x</script>|*b*_@team`"
-    result = diff(base(), changed(lambda d: d["defaults"]["operator"]["driver"].update(version=hostile)))
+    old_fleet = load_fleet(base(), name="fleet.yaml")
+    new_fleet = load_fleet(changed(_replicas), name="fleet.yaml")
+    result = diff_sides(Side.of_fleet(old_fleet, hostile), Side.of_fleet(new_fleet, "fleet.yaml"))
 
     markdown = render_markdown(result)
 

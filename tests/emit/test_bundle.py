@@ -174,7 +174,10 @@ def test_relative_and_dot_output_folders(tmp_path: Path, example: Bundle, monkey
     assert texts(tmp_path / "rendered") == {f.path: f.text for f in example}
     (tmp_path / "rendered" / "keep.txt").write_text("mine\n")
     monkeypatch.chdir(tmp_path / "rendered")
-    summary = example.write(".")
+    with pytest.raises(OutputError, match="contains the current directory"):
+        example.write(".")  # the swap would leave this shell in a deleted directory
+    monkeypatch.chdir(tmp_path)
+    summary = example.write("rendered/../rendered")
     assert set(summary.unchanged) == set(example.files)
     assert (tmp_path / "rendered" / "keep.txt").read_text() == "mine\n"
     with pytest.raises(OutputError, match="folder of their own"):
@@ -582,3 +585,16 @@ def test_two_renders_into_one_folder_do_not_interleave(tmp_path: Path, example: 
     assert texts(out) == {f.path: f.text for f in second}
     assert staging_folders(tmp_path, "out") == []
     assert not (tmp_path / ".out.gpustack-gen.lock").exists()
+
+
+def test_refuses_the_folder_the_shell_stands_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The folder is swapped whole: a shell standing in it would be left in a deleted directory."""
+    bundle = Bundle({"c/a.yaml": RenderedFile("c/a.yaml", "x", GENERATED_MARKER + "\n", ())})
+    here = tmp_path / "here"
+    (here / "sub").mkdir(parents=True)
+    monkeypatch.chdir(here / "sub")
+    with pytest.raises(OutputError, match="contains the current directory"):
+        bundle.write(here)
+    monkeypatch.chdir(tmp_path)
+    bundle.write(here)
+    assert (here / "c" / "a.yaml").is_file()

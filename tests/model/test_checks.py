@@ -6,9 +6,12 @@ Each test changes one or two lines of the small valid fleet in ``fleet_text.BASE
 
 from __future__ import annotations
 
-from fleet_text import BASE, check, edit, load, the_error
+import pytest
+from fleet_text import BASE, check, edit, load, problems, the_error
 
 from gpustack_gen.errors import Severity
+from gpustack_gen.model.resolve import Report
+from gpustack_gen.model.source import SourceDocument
 
 A100 = {12: "gpu: a100-40gb"}
 MIXED = {9: "mig: {strategy: mixed}"}
@@ -418,9 +421,100 @@ def test_identical_node_selectors() -> None:
     )
 
 
+def test_node_selector_that_is_a_subset_of_another_pools() -> None:
+    # S4: every node of pool 'big' also matches pool 'pool's selector.
+    problem = the_error(
+        edit({10: "nodePools:\n  - {name: big, gpu: tesla-t4, nodes: 1, nodeSelector: {pool: pool, size: big}}"})
+    )
+    check(
+        problem,
+        "fleet.yaml:16:23",
+        "clusters[0].nodePools[1].nodeSelector",
+        "the nodeSelector of pool 'pool' also matches the nodes of pool 'big' (which adds size=big)",
+        "select only its own nodes",
+    )
+
+
+def test_node_selectors_that_differ_in_a_value_do_not_overlap() -> None:
+    fleet = load(
+        edit({10: "nodePools:\n  - {name: other, gpu: tesla-t4, nodes: 1, nodeSelector: {pool: other, size: big}}"})
+    )
+    assert [p.name for p in fleet.clusters[0].pools] == ["other", "pool"]
+
+
+def test_pool_paths_skip_a_pool_with_an_unknown_gpu() -> None:
+    # The third pool is nodePools[2] even though the unknown-GPU pool before it is left out.
+    text = edit(
+        {
+            10: "nodePools:\n  - {name: x, gpu: tesla-t5, nodes: 1, nodeSelector: {pool: x}}"
+            "\n  - {name: big, gpu: tesla-t4, nodes: 1, nodeSelector: {pool: pool, size: big}}"
+        }
+    )
+    errors = [p for p in problems(text) if p.severity is Severity.ERROR]
+    assert [p.path for p in errors] == ["clusters[0].nodePools[0].gpu", "clusters[0].nodePools[2].nodeSelector"]
+
+
+@pytest.mark.parametrize("label", ["nvidia.com/device-plugin.config", "nvidia.com/mig.config"])
+def test_node_selector_on_a_label_gpustack_gen_sets(label: str) -> None:
+    # B4: node-labels.yaml writes these labels with `kubectl label --selector <nodeSelector> --overwrite`.
+    problem = the_error(edit({15: f"nodeSelector: {{pool: pool, {label}: x}}"}))
+    check(
+        problem,
+        "fleet.yaml:15:36",
+        f'{POOL}.nodeSelector["{label}"]',
+        f"pool 'pool' selects its nodes by {label}, a label gpustack-gen sets on them",
+        "select on a label your node group sets",
+    )
+
+
+@pytest.mark.parametrize(
+    "label", ["nvidia.com/gpu.product", "nvidia.com/gpu.replicas", "nvidia.com/gpu.sharing-strategy"]
+)
+@pytest.mark.parametrize(
+    ("changes", "strategy"),
+    [
+        ({16: "sharing: {strategy: time-slicing, replicas: 4}"}, "time-slicing"),
+        ({16: "sharing: {strategy: mps, replicas: 4}"}, "mps"),
+        ({**A100, 16: 'sharing: {strategy: mig, layout: {"1g.5gb": 7}}'}, "mig"),
+    ],
+    ids=["time-slicing", "mps", "mig"],
+)
+def test_node_selector_on_a_label_the_device_plugin_rewrites(
+    label: str, changes: dict[int, str], strategy: str
+) -> None:
+    # B4: the labeller appends -SHARED / -MIG-<profile> to gpu.product and sets replicas and sharing-strategy.
+    problem = the_error(edit({**changes, 15: f"nodeSelector: {{{label}: x}}"}))
+    check(
+        problem,
+        "fleet.yaml:15:24",
+        f'{POOL}.nodeSelector["{label}"]',
+        f"pool 'pool' uses {strategy}, so the device plugin rewrites {label} on its nodes",
+        "instance-type or a pool label",
+    )
+
+
+def test_node_selector_on_gpu_product_of_whole_gpus_is_fine() -> None:
+    fleet = load(edit({15: "nodeSelector: {nvidia.com/gpu.product: Tesla-T4}"}))
+    assert fleet.clusters[0].pools[0].node_selector == (("nvidia.com/gpu.product", "Tesla-T4"),)
+
+
 def test_unknown_gpu_model() -> None:
     problem = the_error(edit({12: "gpu: tesla-t5"}))
     check(problem, "fleet.yaml:12:14", f"{POOL}.gpu", "unknown GPU model 'tesla-t5'", "did you mean 'tesla-t4'")
+
+
+def test_two_sharing_keys_that_name_the_same_gpu() -> None:
+    # S1: Tesla-T4 is tesla-t4's product label.
+    problem = the_error(
+        edit({9: "mig: {strategy: single}\nsharing:\n  tesla-t4: {strategy: none}\n  Tesla-T4: {strategy: none}"})
+    )
+    check(
+        problem,
+        "fleet.yaml:12:7",
+        "clusters[0].sharing.Tesla-T4",
+        "'tesla-t4' and 'Tesla-T4' both name tesla-t4",
+        "keep one entry per GPU model",
+    )
 
 
 def test_sharing_key_that_is_not_a_gpu() -> None:
@@ -437,6 +531,14 @@ def test_sharing_key_that_is_not_a_gpu() -> None:
 def test_missing_kubernetes_version() -> None:
     problem = the_error(edit({7: "# no kubernetes version"}))
     check(problem, "fleet.yaml:6:5", "clusters[0]", "cluster 'prod' has no kubernetes version", 'kubernetes: "1.29.15"')
+
+
+def test_kubernetes_version_without_a_patch() -> None:
+    # S5: the hint says major.minor.patch, so the check asks for it.
+    problem = the_error(edit({7: 'kubernetes: "1.29"'}))
+    check(
+        problem, "fleet.yaml:7:17", "clusters[0].kubernetes", "'1.29' is not a Kubernetes version", "major.minor.patch"
+    )
 
 
 def test_malformed_kubernetes_version() -> None:
@@ -475,14 +577,68 @@ def test_option_that_does_not_apply_to_the_strategy() -> None:
     )
 
 
-def test_fail_requests_greater_than_one_on_mps() -> None:
-    problem = the_error(edit({16: "sharing: {strategy: mps, replicas: 4, failRequestsGreaterThanOne: true}"}))
+def test_fail_requests_greater_than_one_on_strategy_none() -> None:
+    problem = the_error(edit({16: "sharing: {strategy: none, failRequestsGreaterThanOne: true}"}))
     check(
         problem,
-        "fleet.yaml:16:47",
+        "fleet.yaml:16:35",
         f"{POOL}.sharing.failRequestsGreaterThanOne",
-        "does not apply to strategy mps",
-        "MPS always refuses",
+        "failRequestsGreaterThanOne does not apply to strategy none",
+        "whole GPUs",
+    )
+
+
+def test_mps_fail_requests_false_before_device_plugin_v0_20() -> None:
+    # S3: device plugins before v0.20.0 force failRequestsGreaterThanOne to true for MPS.
+    problem = the_error(edit({16: "sharing: {strategy: mps, replicas: 4, failRequestsGreaterThanOne: false}"}))
+    check(
+        problem,
+        "fleet.yaml:16:75",
+        f"{POOL}.sharing.failRequestsGreaterThanOne",
+        "failRequestsGreaterThanOne: false cannot be honoured on MPS with device plugin v0.17.4 (GPU Operator v25.3.3)",
+        "pin operator.version v26.7.0 or newer (device plugin v0.20.0)",
+    )
+
+
+def test_mps_fail_requests_true_before_device_plugin_v0_20_is_a_quiet_no_op() -> None:
+    fleet = load(edit({16: "sharing: {strategy: mps, replicas: 4, failRequestsGreaterThanOne: true}"}))
+    assert fleet.clusters[0].pools[0].sharing.fail_requests_greater_than_one is True
+    assert [w.message for w in fleet.warnings] == [
+        "mps on pool 'pool' gives no memory isolation: pods sharing a GPU share its memory, and one pod can run "
+        "the others out of memory"
+    ]
+
+
+def test_mps_fail_requests_false_from_device_plugin_v0_20_allows_several_replicas_per_pod() -> None:
+    fleet = load(
+        edit(
+            {
+                4: "operator: {version: v26.7.0}",
+                16: "sharing: {strategy: mps, replicas: 4, failRequestsGreaterThanOne: false}",
+                18: "- {name: app, namespace: ml, pool: pool, gpus: 2}",
+            }
+        )
+    )
+    assert fleet.clusters[0].pools[0].sharing.fail_requests_greater_than_one is False
+    assert fleet.clusters[0].operator.mps_fail_requests_configurable
+
+
+def test_more_than_one_gpu_on_mps_from_device_plugin_v0_20_names_the_option() -> None:
+    problem = the_error(
+        edit(
+            {
+                4: "operator: {version: v26.7.0}",
+                16: "sharing: {strategy: mps, replicas: 4}",
+                18: "- {name: app, namespace: ml, pool: pool, gpus: 2}",
+            }
+        )
+    )
+    check(
+        problem,
+        "fleet.yaml:18:54",
+        f"{WORKLOAD}.gpus",
+        "uses MPS, which refuses requests for more than one replica",
+        "or set the pool's failRequestsGreaterThanOne: false",
     )
 
 
@@ -543,6 +699,58 @@ def test_cri_o_with_cdi_disabled_warns() -> None:
     )
 
 
+def test_cri_o_from_the_fleet_defaults_warns_at_the_defaults() -> None:
+    # S5: the warning points where containerRuntime was written, not at the cluster that lacks the key.
+    fleet = load(edit({3: "defaults:\n  containerRuntime: cri-o", 8: "# from the defaults"}))
+    (warning,) = fleet.warnings
+    check(
+        warning,
+        "fleet.yaml:4:21",
+        "defaults.containerRuntime",
+        "CRI-O with CDI disabled uses the legacy OCI hook",
+        "operator.cdi.enabled: true",
+    )
+
+
+def test_cri_o_with_cdi_disabled_in_the_file_warns_at_cdi_enabled() -> None:
+    fleet = load(edit({4: "operator: {version: v25.3.3, cdi: {enabled: false}}", 8: "containerRuntime: cri-o"}))
+    (warning,) = fleet.warnings
+    check(
+        warning,
+        "fleet.yaml:4:47",
+        "defaults.operator.cdi.enabled",
+        "CRI-O with CDI disabled",
+        "operator.cdi.enabled: true",
+    )
+
+
+def test_driver_version_with_the_driver_disabled_warns() -> None:
+    # B8: the Operator deploys no driver, so the version is never used.
+    fleet = load(edit({4: "operator: {version: v25.3.3, driver: {enabled: false, version: '580.82.07'}}"}))
+    (warning,) = fleet.warnings
+    assert warning.severity is Severity.WARNING
+    check(
+        warning,
+        "fleet.yaml:4:66",
+        "defaults.operator.driver.version",
+        "driver.version 580.82.07 has no effect: driver.enabled is false",
+        "remove driver.version, or set driver.enabled: true",
+    )
+
+
 def test_cri_o_with_cdi_enabled_does_not_warn() -> None:
     fleet = load(edit({4: "operator: {version: v25.3.3, cdi: {enabled: true}}", 8: "containerRuntime: cri-o"}))
     assert fleet.warnings == ()
+
+
+# --- the report ----------------------------------------------------------------------------------------------
+
+
+def test_the_report_counts_errors_as_they_are_added() -> None:
+    # D1: checks ask for the count once per pool; it is a counter, not a scan of every problem.
+    report = Report(SourceDocument("fleet.yaml", {}, {}, {}))
+    report.error(("clusters",), "one", "hint")
+    report.warn(("clusters",), "a warning", "hint")
+    report.error(("clusters",), "two", "hint")
+    assert report.error_count() == 2
+    assert len(report.problems) == 3

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from fleet_text import BASE, edit, problems
+from fleet_text import BASE, edit, load, problems
 
 from gpustack_gen.errors import Problem
 
@@ -70,7 +70,7 @@ def test_yaml_1_1_booleans_are_strings(word: str) -> None:
 @pytest.mark.parametrize(
     ("value", "message", "hint"),
     [
-        ("1.29", "expected a string, got the number 1.29", 'quote it: "1.29"'),
+        ("1.29", "expected a string, got the number 1.29", 'quote it, as major.minor.patch: "1.29.0"'),
         ("2024-01-01", "expected a string, got the date 2024-01-01", "YAML reads this as a date"),
         ("true", "expected a string, got the boolean true", 'quote it if a string was meant: "true"'),
     ],
@@ -168,3 +168,80 @@ def test_quantities_are_validated(cpu: str, message: str, hint: str) -> None:
 def test_every_problem_is_reported_at_once() -> None:
     text = edit({7: "kubernetes: 1.29", 13: "nodes: '2'", 16: "sharing: {strategy: nope}"})
     assert [p.path for p in problems(text)] == ["clusters[0].kubernetes", NODES, f"{SHARING}.strategy"]
+
+
+TAINT = "clusters[0].nodePools[0].taints[0]"
+
+
+@pytest.mark.parametrize(
+    ("taint", "column", "field", "message", "hint"),
+    [
+        (
+            "{key: 'bad key'}",
+            24,
+            "key",
+            "taint key: label key name 'bad key' must be at most 63 characters",
+            "e.g. nvidia.com/gpu or dedicated",
+        ),
+        (
+            "{key: Example.com/gpu}",
+            24,
+            "key",
+            "taint key: label key prefix 'Example.com' must be a lowercase DNS subdomain",
+            "e.g. nvidia.com/gpu",
+        ),
+        ("{key: ''}", 24, "key", "taint key: label key name '' must be", "e.g. nvidia.com/gpu"),
+        (
+            "{key: dedicated, value: 'gpu only'}",
+            42,
+            "value",
+            "taint value: label value 'gpu only' must be at most 63 characters",
+            "without a value the toleration uses operator Exists",
+        ),
+        ("{key: dedicated, value: -gpu}", 42, "value", "taint value: label value '-gpu' must be", "e.g. gpu"),
+    ],
+    ids=["key-space", "key-prefix-uppercase", "key-empty", "value-space", "value-leading-dash"],
+)
+def test_taints_are_label_keys_and_values(taint: str, column: int, field: str, message: str, hint: str) -> None:
+    # B5: a taint key is a label key and its value a label value, located at the field.
+    problem = only(edit({16: f"sharing: {{strategy: none}}\ntaints: [{taint}]"}))
+    assert (f"{problem.file}:{problem.line}:{problem.column}", problem.path) == (
+        f"fleet.yaml:17:{column}",
+        f"{TAINT}.{field}",
+    )
+    assert message in problem.message
+    assert hint in problem.hint
+
+
+def test_a_valid_taint_loads() -> None:
+    text = edit({16: "sharing: {strategy: none}\ntaints: [{key: nvidia.com/gpu, value: present, effect: NoExecute}]"})
+    (taint,) = load(text).clusters[0].pools[0].taints
+    assert (taint.key, taint.value, taint.effect) == ("nvidia.com/gpu", "present", "NoExecute")
+
+
+@pytest.mark.parametrize(
+    ("version", "example"),
+    [
+        ("v580.82.07", "580.82.07"),
+        ("580.82.07-ubuntu22.04", "580.82.07"),
+        ("latest", "580.82.07"),
+        ("580", "580.82.07"),
+        ("580.82.07.1", "580.82.07"),
+    ],
+)
+def test_driver_version_must_look_like_a_driver_version(version: str, example: str) -> None:
+    # B8: the version the driver images are tagged with, 580.82.07 or 550.54.
+    problem = only(edit({4: f"operator: {{version: v25.3.3, driver: {{version: '{version}'}}}}"}))
+    assert (f"{problem.file}:{problem.line}:{problem.column}", problem.path) == (
+        "fleet.yaml:4:50",
+        "defaults.operator.driver.version",
+    )
+    assert problem.message == f"{version!r} is not a driver version"
+    assert "without a v prefix or an OS suffix" in problem.hint
+    assert problem.hint.endswith(f'"{example}"')
+
+
+@pytest.mark.parametrize("version", ["580.82.07", "550.54"])
+def test_driver_versions_that_load(version: str) -> None:
+    fleet = load(edit({4: f"operator: {{version: v25.3.3, driver: {{version: '{version}'}}}}"}))
+    assert fleet.clusters[0].operator.driver_version == version

@@ -6,6 +6,7 @@ import pytest
 from fleet_text import BASE, check, edit, load, the_error
 
 from gpustack_gen.model import Fleet, Sharing
+from gpustack_gen.model.fleet import canonical_mig_layout, mig_profile_sort_key
 
 # Line 3 of BASE is "defaults:"; line 9 "mig: ..."; line 16 the pool's "sharing: ...".
 FLEET_SHARING = "defaults:\n  operator: {version: v25.3.3}\n  sharing:\n    default: {strategy: time-slicing, replicas: 2}\n    tesla-t4: {strategy: time-slicing, replicas: 3}"
@@ -113,11 +114,42 @@ def test_a_different_strategy_starts_over() -> None:
 def test_a_different_strategy_drops_the_options_below() -> None:
     fleet = load(
         levels(
-            fleet_gpu="{strategy: time-slicing, replicas: 4, failRequestsGreaterThanOne: true}",
+            fleet_gpu="{strategy: time-slicing, replicas: 4, renameByDefault: true}",
             pool="{strategy: mps, replicas: 2}",
         )
     )
-    assert pool_sharing(fleet) == Sharing("mps", replicas=2)
+    # MPS refuses requests for more than one replica: device plugin v0.17.4 (GPU Operator v25.3.3) forces it.
+    assert pool_sharing(fleet) == Sharing("mps", replicas=2, fail_requests_greater_than_one=True)
+
+
+def test_a_strategy_above_completes_a_partial_entry_below() -> None:
+    # S2: the entry below has no strategy, so there is nothing to start over from: its replicas carry up.
+    fleet = load(levels(fleet_default="{replicas: 4}", cluster_gpu="{strategy: time-slicing}"))
+    assert pool_sharing(fleet) == Sharing("time-slicing", replicas=4)
+
+
+def test_the_same_strategy_above_keeps_the_options_below() -> None:
+    fleet = load(levels(fleet_gpu="{strategy: time-slicing, replicas: 4}", pool="{strategy: time-slicing}"))
+    assert pool_sharing(fleet) == Sharing("time-slicing", replicas=4)
+
+
+@pytest.mark.parametrize(
+    ("version", "written", "honoured"),
+    [
+        ("v25.3.3", "", True),
+        ("v25.3.3", ", failRequestsGreaterThanOne: true", True),
+        ("v26.3.3", ", failRequestsGreaterThanOne: true", True),
+        ("v26.7.0", "", True),
+        ("v26.7.0", ", failRequestsGreaterThanOne: true", True),
+        ("v26.7.0", ", failRequestsGreaterThanOne: false", False),
+    ],
+)
+def test_mps_fail_requests_greater_than_one_is_what_the_device_plugin_applies(
+    version: str, written: str, honoured: bool
+) -> None:
+    # S3: v0.20.0 (GPU Operator v26.7.0) honours the value and defaults to true; older plugins force true.
+    text = edit({4: f"operator: {{version: {version}}}", 16: f"sharing: {{strategy: mps, replicas: 4{written}}}"})
+    assert pool_sharing(load(text)).fail_requests_greater_than_one is honoured
 
 
 def test_strategy_none_at_the_pool_beats_the_fleet_policy() -> None:
@@ -142,6 +174,32 @@ def test_a_layout_replaces_a_config_from_below() -> None:
 def test_a_config_replaces_a_layout_from_below() -> None:
     fleet = load(a100(fleet_gpu='{strategy: mig, layout: {"3g.20gb": 2}}', pool="{config: all-1g.5gb}"))
     assert pool_sharing(fleet) == Sharing("mig", mig_config="all-1g.5gb")
+
+
+@pytest.mark.parametrize(
+    "layout", ['{"1g.5gb": 2, "3g.20gb": 1, "2g.10gb": 1}', '{"2g.10gb": 1, "1g.5gb": 2, "3g.20gb": 1}']
+)
+def test_a_layout_is_canonical_whatever_the_key_order(layout: str) -> None:
+    # B6: largest profile first (compute slices descending, then name), as the mig-parted config names are.
+    text = a100(pool=f"{{strategy: mig, layout: {layout}}}").replace(
+        "mig: {strategy: single}", "mig: {strategy: mixed}"
+    )
+    fleet = load(text.replace("pool: pool}", "pool: pool, migProfile: 1g.5gb}"))
+    assert pool_sharing(fleet).mig_layout == (("3g.20gb", 1), ("2g.10gb", 1), ("1g.5gb", 2))
+
+
+def test_mig_profile_sort_key_orders_largest_first() -> None:
+    names = ["1g.10gb", "1g.5gb+me", "7g.40gb", "1c.3g.20gb", "3g.20gb", "1g.5gb", "odd"]
+    assert sorted(names, key=mig_profile_sort_key) == [
+        "7g.40gb",
+        "1c.3g.20gb",
+        "3g.20gb",
+        "1g.10gb",
+        "1g.5gb",
+        "1g.5gb+me",
+        "odd",
+    ]
+    assert canonical_mig_layout([("1g.5gb", 7), ("7g.40gb", 1)]) == (("7g.40gb", 1), ("1g.5gb", 7))
 
 
 def test_a_layout_is_replaced_whole_not_merged() -> None:
@@ -209,3 +267,26 @@ def test_a_wrong_fleet_default_is_reported_once_for_all_clusters() -> None:
         "does not exist in GPU Operator v25.3.3",
         "v26.3.0",
     )
+
+
+# --- what pools offer and what workloads ask for ------------------------------------------------------------
+
+
+def test_requested_by_pool_sums_gpus_times_replicas_per_resource() -> None:
+    text = edit(
+        {
+            9: "mig: {strategy: mixed}",
+            12: "gpu: a100-40gb",
+            13: "nodes: 4",
+            16: 'sharing: {strategy: mig, layout: {"1g.5gb": 4, "3g.20gb": 1}}',
+            18: "- {name: a, namespace: ml, pool: pool, migProfile: 1g.5gb, replicas: 3}\n"
+            "- {name: b, namespace: ml, pool: pool, migProfile: 1g.5gb, gpus: 2, replicas: 2}\n"
+            "- {name: c, namespace: ml, pool: pool, migProfile: 3g.20gb}",
+        }
+    )
+    cluster = load(text).clusters[0]
+    assert cluster.requested_by_pool() == {"pool": {"nvidia.com/mig-1g.5gb": 7, "nvidia.com/mig-3g.20gb": 1}}
+    assert cluster.requested_by_pool(cluster.workloads[2:]) == {"pool": {"nvidia.com/mig-3g.20gb": 1}}
+    pool = cluster.pools[0]
+    assert pool.mig_resource("1g.5gb") == "nvidia.com/mig-1g.5gb"
+    assert pool.resources_per_gpu("mixed") == {"nvidia.com/mig-3g.20gb": 1, "nvidia.com/mig-1g.5gb": 4}

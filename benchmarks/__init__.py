@@ -1,0 +1,1 @@
+"""Benchmarks of gpustack-gen: `python -m benchmarks [--quick]` (see benchmarks/RESULTS.md)."""

@@ -1,0 +1,413 @@
+"""The measurements. Each figure runs in its own process and prints one JSON object on stdout.
+
+    python -m benchmarks.figures cold --runs 10
+    python -m benchmarks.figures render --clusters 100 --reps 3
+    python -m benchmarks.figures validate --clusters 100 --reps 3 --kv-docs 20
+    python -m benchmarks.figures diff --clusters 1000 --reps 1
+    python -m benchmarks.figures profile --clusters 100 [--out render.prof]
+
+``python -m benchmarks`` runs them and prints the table. One process per figure (and per fleet size)
+keeps peak RSS (``ru_maxrss``) of one size from hiding in another's, and keeps caches honest.
+Library figures are in-process wall times (``time.perf_counter``) after one warm-up render of a
+one-cluster fleet, so one-time costs (imports, schema compilation) are not counted in them; the cold
+start figure counts exactly those, in whole processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = "examples/fleet.yaml"  # relative to REPO_ROOT, which is the cold-start processes' working folder
+FLOOR_IMPORTS = "import pydantic, ruamel.yaml, click"
+# ``import pydantic`` is lazy (pydantic 2 loads BaseModel on first attribute access), so the floor above
+# holds none of pydantic's model machinery. This one also builds one model, as any use of pydantic must.
+MODEL_FLOOR = "import click, ruamel.yaml; from pydantic import create_model; create_model('M', x=(int, ...))"
+
+
+def _stats(samples: list[float]) -> dict[str, Any]:
+    return {"best": min(samples), "median": statistics.median(samples), "samples": samples}
+
+
+# Memos that an earlier repetition (or the warm-up) would have filled: cleared before every timed call,
+# so that each repetition does the work of a first render in a fresh process. Schemas and compiled
+# validators stay loaded: those are one-time costs, counted by the cold-start figure.
+MEMOS = (
+    ("gpustack_gen.emit.yaml_text", "_scalar"),
+    ("gpustack_gen.emit.yaml_text", "reads_as_string"),
+    ("gpustack_gen.emit.header", "_one_line"),
+    ("gpustack_gen.validate.device_plugin", "_memoised"),
+    ("gpustack_gen.validate.mig_parted", "_memoised"),
+    ("gpustack_gen.validate.kubernetes", "_memoised_part"),
+)
+
+
+def clear_memos() -> None:
+    import importlib
+
+    for module_name, name in MEMOS:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        cache_clear = getattr(getattr(module, name, None), "cache_clear", None)
+        if cache_clear is not None:
+            cache_clear()
+
+
+def _timed(function: Callable[[], Any], reps: int) -> tuple[dict[str, Any], dict[str, Any], Any]:
+    """Wall and CPU seconds of ``reps`` calls (memos cleared and garbage collected between calls), and
+    the last result."""
+    walls: list[float] = []
+    cpus: list[float] = []
+    result = None
+    for _ in range(reps):
+        result = None
+        clear_memos()
+        gc.collect()
+        cpu, wall = time.process_time(), time.perf_counter()
+        result = function()
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return _stats(walls), _stats(cpus), result
+
+
+def _peak_rss_bytes() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
+
+
+def cli_command() -> tuple[list[str], str]:
+    """How to start the CLI: the venv's console script when it exists, else ``python -m gpustack_gen``."""
+    script = Path(sys.executable).parent / "gpustack-gen"
+    if script.is_file():
+        return [str(script)], str(script.relative_to(REPO_ROOT) if script.is_relative_to(REPO_ROOT) else script)
+    return [sys.executable, "-m", "gpustack_gen"], f"{Path(sys.executable).name} -m gpustack_gen"
+
+
+# --- figure 1: cold start -------------------------------------------------------------------------------
+
+
+def cold_start(runs: int) -> dict[str, Any]:
+    """Whole processes, round-robin so that drift on the machine hits every command alike."""
+    cli, cli_label = cli_command()
+    commands = {
+        "help": [*cli, "--help"],
+        "validate": [*cli, "validate", EXAMPLE],
+        "floor": [sys.executable, "-c", FLOOR_IMPORTS],
+        "model_floor": [sys.executable, "-c", MODEL_FLOOR],
+    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    walls: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
+    for attempt in range(runs + 1):  # the first round warms the page cache and writes .pyc files
+        for name, argv in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            done = subprocess.run(argv, cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=False)
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if done.returncode != 0:
+                raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}: {done.stderr[-2000:]}")
+            if attempt:
+                walls[name].append(wall)
+                cpus[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return {
+        "figure": "cold",
+        "cli": cli_label,
+        "example": EXAMPLE,
+        "floor_command": f'{Path(sys.executable).name} -c "{FLOOR_IMPORTS}"',
+        "model_floor_command": f'{Path(sys.executable).name} -c "{MODEL_FLOOR}"',
+        "runs": runs,
+        "wall": {name: _stats(samples) for name, samples in walls.items()},
+        "cpu": {name: _stats(samples) for name, samples in cpus.items()},
+    }
+
+
+# --- figure 2: render throughput ------------------------------------------------------------------------
+
+
+def _warm_up() -> None:
+    from gpustack_gen import load_fleet, render
+
+    from .fleetgen import generate_fleet
+
+    render(load_fleet(generate_fleet(1, seed=1)))
+
+
+def _with_embedded(document: Any) -> list[Any]:
+    """The document and the data of every YAML file embedded in it: each is a document for the emitter."""
+    from gpustack_gen.compile.artifact import EmbeddedYaml
+
+    found = [document]
+    stack = [document]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, EmbeddedYaml):
+            found.append(value.data)
+            stack.append(value.data)
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list | tuple):
+            stack.extend(value)
+    return found
+
+
+def render_throughput(clusters: int, reps: int) -> dict[str, Any]:
+    from gpustack_gen import load_fleet, render
+    from gpustack_gen.emit import dump_yaml, yaml_text
+
+    from .fleetgen import generate_fleet
+
+    # The fast writer and ruamel's emitter, which it must match byte for byte (absent in older trees).
+    dump_yaml_reference = getattr(yaml_text, "dump_yaml_reference", None)
+    fast_dump_yaml = getattr(yaml_text, "fast_dump_yaml", None)
+
+    _warm_up()
+    mapping = generate_fleet(clusters)
+    load_wall, load_cpu, fleet = _timed(lambda: load_fleet(mapping), reps)
+    render_wall, render_cpu, bundle = _timed(lambda: render(fleet), reps)
+    peak = _peak_rss_bytes()  # generation + load + render; the floor below allocates little
+    documents = [document for rendered in bundle for document in rendered.documents]
+    files = len(bundle.files)
+    text_bytes = sum(len(rendered.text.encode()) for rendered in bundle)
+
+    def serialize() -> None:
+        for document in documents:
+            dump_yaml(document)
+
+    floor_wall, floor_cpu, _ = _timed(serialize, reps)
+    extra: dict[str, Any] = {}
+    if dump_yaml_reference is not None and fast_dump_yaml is not None:
+
+        def serialize_with_ruamel() -> None:
+            for document in documents:
+                dump_yaml_reference(document)
+
+        ruamel_wall, ruamel_cpu, _ = _timed(serialize_with_ruamel, reps)
+        emitted = [d for document in documents for d in _with_embedded(document)]
+        fallbacks = sum(fast_dump_yaml(d) is None for d in emitted)
+        extra = {
+            "floor_ruamel": {"wall": ruamel_wall, "cpu": ruamel_cpu},
+            "emitted": len(emitted),
+            "fallbacks": fallbacks,
+        }
+    return {
+        "figure": "render",
+        "clusters": clusters,
+        "pools": sum(len(c.pools) for c in fleet.clusters),
+        "workloads": sum(len(c.workloads) for c in fleet.clusters),
+        "files": files,
+        "documents": len(documents),
+        "bytes": text_bytes,
+        "reps": reps,
+        "load": {"wall": load_wall, "cpu": load_cpu},
+        "render": {"wall": render_wall, "cpu": render_cpu},
+        "floor": {"wall": floor_wall, "cpu": floor_cpu},
+        **extra,
+        "peak_rss_bytes": peak,
+    }
+
+
+# --- figure 3: validation -------------------------------------------------------------------------------
+
+CONFIGMAP_KINDS = ("device-plugin-configmap", "mig-parted-configmap")
+
+
+def _configmaps(clusters: int) -> list[tuple[dict[str, Any], str, str, str]]:
+    """(ConfigMap document, artifact kind, device plugin version, Kubernetes version) of a rendered fleet."""
+    from gpustack_gen import load_fleet, render
+
+    from .fleetgen import generate_fleet
+
+    fleet = load_fleet(generate_fleet(clusters))
+    by_name = {c.name: c for c in fleet.clusters}
+    found = []
+    for rendered in render(fleet):
+        if rendered.kind not in CONFIGMAP_KINDS:
+            continue
+        cluster = by_name[rendered.path.split("/", 1)[0]]
+        for document in rendered.documents:
+            found.append((document, rendered.kind, cluster.operator.release.device_plugin, cluster.kubernetes))
+    return found
+
+
+def validation(clusters: int, reps: int, kv_docs: int) -> dict[str, Any]:
+    """Our checks of each ConfigMap against ``kubernetes_validate.validate`` on the same ConfigMaps.
+
+    Ours: the strict Kubernetes schema of the ConfigMap as written (``check_kubernetes_object``, schemas
+    loaded once per process; counted when this gpustack-gen has it) plus the device-plugin or
+    mig-parted checks of every config embedded in it. Theirs: ``kubernetes_validate.validate`` (strict)
+    on the same ConfigMap as written, which rereads its schema files on every call.
+    """
+    from gpustack_gen.compile.artifact import EmbeddedYaml
+    from gpustack_gen.emit import dump_yaml
+    from gpustack_gen.validate import check_device_plugin_config, check_mig_parted_config
+
+    check_kubernetes_object: Callable[[dict[str, Any], str], list[Any]] | None
+    try:
+        from gpustack_gen.validate.kubernetes import check_kubernetes_object
+    except ImportError:
+        check_kubernetes_object = None
+
+    _warm_up()
+    configmaps = _configmaps(clusters)
+    # Each ConfigMap as written: data values are YAML text.
+    written = [
+        {
+            **document,
+            "data": {k: dump_yaml(v.data) if isinstance(v, EmbeddedYaml) else v for k, v in document["data"].items()},
+        }
+        for document, *_ in configmaps
+    ]
+
+    def ours() -> int:
+        findings = 0
+        for (document, kind, plugin_version, kubernetes), as_written in zip(configmaps, written, strict=True):
+            if check_kubernetes_object is not None:
+                findings += len(check_kubernetes_object(as_written, kubernetes))
+            for value in document["data"].values():
+                if not isinstance(value, EmbeddedYaml):
+                    continue
+                if kind == "device-plugin-configmap":
+                    found = check_device_plugin_config(
+                        value.data, device_plugin_version=plugin_version, mps_root_from_operator=True
+                    )
+                else:
+                    found = check_mig_parted_config(value.data)
+                findings += len(found)
+        return findings
+
+    ours_wall, ours_cpu, findings = _timed(ours, reps)
+    result: dict[str, Any] = {
+        "figure": "validate",
+        "clusters": clusters,
+        "documents": len(configmaps),
+        "embedded_configs": sum(
+            isinstance(v, EmbeddedYaml) for document, *_ in configmaps for v in document["data"].values()
+        ),
+        "ours_includes_kubernetes_schema": check_kubernetes_object is not None,
+        "findings": findings,
+        "reps": reps,
+        "ours": {"wall": ours_wall, "cpu": ours_cpu, "per_document": ours_wall["median"] / len(configmaps)},
+    }
+    try:
+        import kubernetes_validate  # type: ignore[import-untyped]
+    except ImportError:
+        result["kubernetes_validate"] = None
+        return result
+    sample = [(as_written, kubernetes) for (*_, kubernetes), as_written in zip(configmaps, written, strict=True)]
+    sample = sample[:kv_docs]
+
+    def theirs() -> None:
+        for document, kubernetes in sample:
+            kubernetes_validate.validate(document, kubernetes, strict=True)
+
+    kubernetes_validate.validate(*sample[0], strict=True)  # warm-up: imports and first file reads
+    theirs_wall, theirs_cpu, _ = _timed(theirs, max(1, min(reps, 2)))
+    result["kubernetes_validate"] = {
+        "version": getattr(kubernetes_validate, "__version__", "?"),
+        "documents": len(sample),
+        "wall": theirs_wall,
+        "cpu": theirs_cpu,
+        "per_document": theirs_wall["median"] / len(sample),
+    }
+    return result
+
+
+# --- figure 4: diff -------------------------------------------------------------------------------------
+
+
+def diff(clusters: int, reps: int) -> dict[str, Any]:
+    result: dict[str, Any] = {"figure": "diff", "clusters": clusters}
+    try:
+        from gpustack_gen.diff import diff_fleets
+    except ImportError as exc:
+        result["error"] = f"diff not available ({exc})"
+        return result
+    from gpustack_gen import load_fleet
+
+    from .fleetgen import generate_fleet, perturb
+
+    _warm_up()
+    old_mapping = generate_fleet(clusters)
+    new_mapping, changed = perturb(old_mapping, 0.01)
+    old, new = load_fleet(old_mapping), load_fleet(new_mapping)
+    try:
+        diff_fleets(load_fleet(generate_fleet(1, seed=1)), load_fleet(generate_fleet(1, seed=2)))  # warm-up
+        wall, cpu, _ = _timed(lambda: diff_fleets(old, new), reps)
+    except Exception as exc:  # the diff is being built by someone else: report, do not crash the table
+        result["error"] = f"diff_fleets(old, new) failed: {type(exc).__name__}: {exc}"
+        return result
+    result.update({"changed_pools": changed, "reps": reps, "wall": wall, "cpu": cpu})
+    return result
+
+
+# --- profiles -------------------------------------------------------------------------------------------
+
+
+def profile_render(clusters: int, out: str | None, top: int) -> None:
+    """cProfile one render of ``clusters`` clusters (after a warm-up) and print the top functions."""
+    import cProfile
+    import pstats
+
+    from gpustack_gen import load_fleet, render
+
+    from .fleetgen import generate_fleet
+
+    _warm_up()
+    fleet = load_fleet(generate_fleet(clusters))
+    clear_memos()
+    gc.collect()
+    profiler = cProfile.Profile()
+    profiler.enable()
+    render(fleet)
+    profiler.disable()
+    if out:
+        profiler.dump_stats(out)
+    stats = pstats.Stats(profiler, stream=sys.stdout)
+    stats.sort_stats("cumulative").print_stats(top)
+    stats.sort_stats("tottime").print_stats(top)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.figures", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="figure", required=True)
+    cold = sub.add_parser("cold", help="cold start of the CLI against the import floor")
+    cold.add_argument("--runs", type=int, default=10)
+    for name in ("render", "validate", "diff", "profile"):
+        command = sub.add_parser(name)
+        command.add_argument("--clusters", type=int, default=100)
+        command.add_argument("--reps", type=int, default=3)
+        if name == "validate":
+            command.add_argument("--kv-docs", type=int, default=20, help="ConfigMaps given to kubernetes-validate")
+        if name == "profile":
+            command.add_argument("--out", help="also write the cProfile stats to this file")
+            command.add_argument("--top", type=int, default=40)
+    args = parser.parse_args(argv)
+    if args.figure == "cold":
+        result = cold_start(args.runs)
+    elif args.figure == "render":
+        result = render_throughput(args.clusters, args.reps)
+    elif args.figure == "validate":
+        result = validation(args.clusters, args.reps, args.kv_docs)
+    elif args.figure == "diff":
+        result = diff(args.clusters, args.reps)
+    else:
+        profile_render(args.clusters, args.out, args.top)
+        return
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
