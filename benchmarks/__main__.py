@@ -1,7 +1,7 @@
 """``python -m benchmarks [--quick]``: run every figure, each in its own process, and print one table.
 
 Columns: figure, measured, floor, ratio (measured / floor, or floor / measured for "x faster"
-figures), goal, met?. The full run (1, 10, 100 and 1000 clusters) takes about 4 minutes on 2 cores;
+figures), goal, met?. The full run (1, 10, 100 and 1000 clusters) takes under 2 minutes on 2 cores;
 ``--quick`` (1 and 10 clusters, one repetition) takes seconds and is what the smoke test runs.
 """
 

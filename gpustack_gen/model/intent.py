@@ -398,6 +398,8 @@ def _to_draft7(node: Any) -> Any:
             rest = [v for v in variants if v != {"type": "null"}]
             merged = {k: v for k, v in node.items() if k not in ("anyOf", "default")}
             node = {**(rest[0] if len(rest) == 1 else {"anyOf": rest}), **merged}
+        if "const" in node and node.get("enum") == [node["const"]]:
+            node = {k: v for k, v in node.items() if k != "enum"}  # older pydantic writes both
         out: dict[str, Any] = {}
         for key, value in node.items():
             if key == "title":
