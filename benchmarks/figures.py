@@ -50,6 +50,8 @@ MEMOS = (
     ("gpustack_gen.validate.device_plugin", "_memoised"),
     ("gpustack_gen.validate.mig_parted", "_memoised"),
     ("gpustack_gen.validate.kubernetes", "_memoised_part"),
+    ("gpustack_gen.validate.kubernetes", "_memoised_object"),
+    ("gpustack_gen.validate.artifacts", "_memoised_operator_findings"),
 )
 
 

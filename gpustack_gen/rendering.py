@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable
 
 from .compile import compile_cluster
 from .compile.gitops import WRAPPERS
 from .emit import Bundle, RenderedFile, dump_yaml, header
 from .errors import FleetError, Problem
+from .gcpause import gc_paused
 from .model import Cluster, Fleet
 from .validate.artifacts import validate_artifacts
 
@@ -20,15 +20,8 @@ def render(fleet: Fleet, clusters: Iterable[str] | None = None, wrap: Iterable[s
     """
     selected = _select(fleet, clusters)
     wrappers = _wrappers(fleet, wrap)
-    # The cyclic garbage collector finds nothing here (artifacts, documents and findings are acyclic and
-    # freed by reference counting) but keeps walking an ever larger heap of them: pause it meanwhile.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _render(fleet, selected, wrappers, scoped=clusters is not None)
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _render(fleet: Fleet, selected: list[Cluster], wrappers: tuple[str, ...], *, scoped: bool) -> Bundle:

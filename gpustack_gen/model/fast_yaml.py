@@ -22,12 +22,12 @@ and what, so that a file too large for the round-trip path can still be refused 
 
 from __future__ import annotations
 
-import gc
 import re
 import unicodedata
 from functools import cache
 from typing import Any
 
+from ..gcpause import gc_paused
 from .limits import MAX_DEPTH, MAX_NODES
 
 PathKey = tuple[str | int, ...]
@@ -78,15 +78,8 @@ def fast_load(
 ) -> tuple[dict[str, Any], dict[PathKey, Position], dict[PathKey, Position]]:
     """Plain data, value positions and key positions of a fleet text (BOM removed), or ``GiveUp``."""
     _check_text(text)
-    # The build makes a few hundred thousand small containers and no cycles: the cyclic collector would only
-    # rescan them, again and again, which costs about 40% of the time.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _load(text, pure)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _load(text: str, pure: bool) -> tuple[dict[str, Any], dict[PathKey, Position], dict[PathKey, Position]]:

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import FleetError, Problem, Severity
+from ..gcpause import gc_paused
 from . import intent
 from .checks import check_cluster
 from .fleet import Fleet
@@ -33,6 +34,11 @@ def load_fleet(source: str | Path | Mapping[str, Any], *, name: str | None = Non
 
 
 def fleet_from_document(doc: SourceDocument) -> Fleet:
+    with gc_paused():
+        return _fleet_from_document(doc)
+
+
+def _fleet_from_document(doc: SourceDocument) -> Fleet:
     try:
         spec = intent.FleetSpec.model_validate(doc.data)
     except ValidationError as exc:

@@ -5,6 +5,8 @@ A failure here is a bug in gpustack-gen (the intent was already checked), report
 
 from __future__ import annotations
 
+import functools
+import json
 from typing import Any
 
 from ..compile.artifact import Artifact, EmbeddedYaml
@@ -12,9 +14,10 @@ from ..compile.gitops import GITOPS_KINDS
 from ..errors import InternalError
 from ..model.fleet import Cluster
 from .device_plugin import check_device_plugin_config
-from .findings import findings_from_errors
+from .findings import SchemaFinding, findings_from_errors
 from .gitops import check_gitops_document, wrapper_disagreements
 from .kubernetes import KubernetesSchemaNotFound, check_kubernetes_object, check_workload_fragment
+from .memo import MEMO_SIZE, json_key
 from .mig_parted import check_mig_parted_config
 from .operator_schema import OperatorSchemaKind, operator_validator, without_deletions
 
@@ -102,11 +105,21 @@ def _embedded(document: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return [(key, value.data) for key, value in document.get("data", {}).items() if isinstance(value, EmbeddedYaml)]
 
 
+@functools.lru_cache(maxsize=MEMO_SIZE)
+def _memoised_operator_findings(kind: OperatorSchemaKind, version: str, key: str) -> tuple[SchemaFinding, ...]:
+    return tuple(findings_from_errors(operator_validator(kind, version).iter_errors(json.loads(key))))
+
+
 def _check_operator_document(
     artifact: Artifact, prefix: str, document: dict[str, Any], kind: OperatorSchemaKind, version: str
 ) -> None:
     """The strict per-version schema: only keys the chart version has, with the right types and enums."""
-    findings = findings_from_errors(operator_validator(kind, version).iter_errors(document))
+    key = json_key(document)
+    findings = (
+        list(_memoised_operator_findings(kind, version, key))
+        if key is not None
+        else findings_from_errors(operator_validator(kind, version).iter_errors(document))
+    )
     if findings:
         first = findings[0]
         raise InternalError(artifact.path, prefix + first.path, f"{first.message} (GPU Operator {version})")

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gpustack_gen.validate.findings import SchemaFinding, format_path, schema_findings
+from gpustack_gen.validate.memo import MEMO_SIZE, json_key
 from gpustack_gen.validate.schema_files import load_schema, schema_validator
 
 __all__ = ["MISPLACED_KEYS", "SCHEMA_NAME", "check_device_plugin_config"]
@@ -288,29 +289,6 @@ def _mps_rules(
 
 
 # Bound of each validator's memo (distinct configs or fragments; a 1000-cluster fleet has a few thousand).
-MEMO_SIZE = 8192
-_JSON_SCALARS = frozenset({str, int, bool, float, type(None)})
-
-
-def _plain_json(value: object) -> bool:
-    if type(value) is dict:
-        return all(type(k) is str and _plain_json(v) for k, v in value.items())
-    if type(value) is list:
-        return all(_plain_json(item) for item in value)
-    return type(value) in _JSON_SCALARS
-
-
-def json_key(value: object) -> str | None:
-    """A memo key for ``value``: its JSON text with sorted keys, or None when that would not be exact.
-
-    Only plain JSON data has a key: dicts with str keys, lists, str, int, bool, float and None, exactly
-    those types (no tuples, subclasses such as ruamel's scalar types, or non-string keys, which JSON
-    would turn into something else). ``json.loads`` of the key gives the same data back, up to key
-    order, which no check here depends on (findings are sorted).
-    """
-    return json.dumps(value, sort_keys=True) if _plain_json(value) else None
-
-
 def check_device_plugin_config(
     config: Mapping[str, Any], *, device_plugin_version: str, mps_root_from_operator: bool
 ) -> list[SchemaFinding]:

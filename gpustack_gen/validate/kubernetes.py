@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from ..model.names import QUANTITY
-from .device_plugin import MEMO_SIZE, json_key
 from .findings import SchemaFinding, describe_value, findings_from_errors, format_path
+from .memo import MEMO_SIZE, json_key
 from .schema_files import SchemaValidator
 
 __all__ = [
@@ -178,7 +178,21 @@ def check_kubernetes_object(document: Mapping[str, Any], kubernetes: str) -> lis
     kind, api_version = document.get("kind"), document.get("apiVersion")
     if not isinstance(kind, str) or not isinstance(api_version, str):
         raise ValueError("a Kubernetes object needs string apiVersion and kind")
-    validator = kubernetes_validator(str(schema_dir_for(kubernetes)), kind, api_version)
+    schema_dir = str(schema_dir_for(kubernetes))
+    key = json_key(document)
+    if key is None:
+        return _object_findings(schema_dir, kind, api_version, document)
+    return list(_memoised_object(schema_dir, kind, api_version, key))
+
+
+@functools.lru_cache(maxsize=MEMO_SIZE)
+def _memoised_object(schema_dir: str, kind: str, api_version: str, key: str) -> tuple[SchemaFinding, ...]:
+    # The same ConfigMap shapes recur in every cluster of a fleet: check each once per process.
+    return tuple(_object_findings(schema_dir, kind, api_version, json.loads(key)))
+
+
+def _object_findings(schema_dir: str, kind: str, api_version: str, document: Mapping[str, Any]) -> list[SchemaFinding]:
+    validator = kubernetes_validator(schema_dir, kind, api_version)
     return findings_from_errors(validator.iter_errors(document), unknown_key_hint=_UNKNOWN_FIELD_HINT)
 
 

@@ -17,8 +17,8 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpustack_gen.validate.device_plugin import MEMO_SIZE, json_key
 from gpustack_gen.validate.findings import SchemaFinding, format_path, schema_findings
+from gpustack_gen.validate.memo import MEMO_SIZE, json_key
 from gpustack_gen.validate.schema_files import schema_validator
 
 __all__ = ["SCHEMA_NAME", "check_mig_parted_config"]
