@@ -147,123 +147,145 @@ class _Model(BaseModel):
         frozen=True,
         alias_generator=to_camel,
         populate_by_name=False,
-        use_attribute_docstrings=True,
     )
 
 
 class CdiSettings(_Model):
     """Container Device Interface settings of the GPU Operator (`cdi.*` in the chart values)."""
 
-    enabled: bool | None = None
-    """Use CDI to inject GPUs into containers. Default: the Operator version's default (on from v25.10.0)."""
-    default: bool | None = None
-    """Make CDI the default runtime mode (v23.3.0 to v25.3.x; a no-op from v25.10.0, where CDI is the default)."""
-    nri_plugin_enabled: bool | None = None
-    """Inject devices through the NRI plugin instead of a runtime class (v26.3.0 and newer; needs CDI and the toolkit)."""
+    enabled: bool | None = Field(
+        default=None,
+        description="Use CDI to inject GPUs into containers. Default: the Operator version's default (on from v25.10.0).",
+    )
+    default: bool | None = Field(
+        default=None,
+        description="Make CDI the default runtime mode (v23.3.0 to v25.3.x; a no-op from v25.10.0, where CDI is the default).",
+    )
+    nri_plugin_enabled: bool | None = Field(
+        default=None,
+        description="Inject devices through the NRI plugin instead of a runtime class (v26.3.0 and newer; needs CDI and the toolkit).",
+    )
 
 
 class ComponentSettings(_Model):
     """An Operator component that can be turned off where the nodes already provide it."""
 
-    enabled: bool | None = None
-    """Deploy this component (default true)."""
+    enabled: bool | None = Field(default=None, description="Deploy this component (default true).")
 
 
 class DriverSettings(ComponentSettings):
     """The NVIDIA driver DaemonSet (`driver.*`)."""
 
-    version: DriverVersion | None = None
-    """Driver version to deploy, quoted, e.g. "580.82.07". Default: the one the chart version ships; unused when enabled is false."""
+    version: DriverVersion | None = Field(
+        default=None,
+        description='Driver version to deploy, quoted, e.g. "580.82.07". Default: the one the chart version ships; unused when enabled is false.',
+    )
 
 
 class OperatorSettings(_Model):
     """GPU Operator chart settings."""
 
-    version: str | None = None
-    """GPU Operator chart version, e.g. v25.3.3 (see `gpustack-gen versions`). Default: the newest known."""
-    namespace: DnsLabel | None = None
-    """Namespace of the Operator and of its ConfigMaps (default gpu-operator)."""
-    cdi: CdiSettings | None = None
-    """Container Device Interface settings."""
-    driver: DriverSettings | None = None
-    """The driver DaemonSet."""
-    toolkit: ComponentSettings | None = None
-    """The NVIDIA Container Toolkit DaemonSet."""
+    version: str | None = Field(
+        default=None,
+        description="GPU Operator chart version, e.g. v25.3.3 (see `gpustack-gen versions`). Default: the newest known.",
+    )
+    namespace: DnsLabel | None = Field(
+        default=None, description="Namespace of the Operator and of its ConfigMaps (default gpu-operator)."
+    )
+    cdi: CdiSettings | None = Field(default=None, description="Container Device Interface settings.")
+    driver: DriverSettings | None = Field(default=None, description="The driver DaemonSet.")
+    toolkit: ComponentSettings | None = Field(default=None, description="The NVIDIA Container Toolkit DaemonSet.")
 
 
 class SharingPolicy(_Model):
     """How the GPUs of a pool are shared. Partial entries merge over less specific ones."""
 
-    strategy: StrategyName | None = None
-    """none (whole GPUs), time-slicing or mps (several pods per GPU, no memory isolation), mig (hardware partitions)."""
-    replicas: int | None = Field(default=None, ge=2)
-    """time-slicing and mps: how many pods may share one GPU (an integer of at least 2)."""
-    rename_by_default: bool | None = None
-    """time-slicing and mps: advertise `nvidia.com/gpu.shared` instead of `nvidia.com/gpu`."""
-    fail_requests_greater_than_one: bool | None = None
-    """Refuse containers that ask for more than one shared GPU. time-slicing: default false. mps: default true; false needs GPU Operator v26.7.0 or newer (device plugin v0.20.0), older ones always refuse."""
-    layout: dict[str, Annotated[int, Field(ge=1)]] | None = Field(default=None, min_length=1)
-    """mig: MIG profile -> instances per GPU, e.g. {"3g.20gb": 1, "2g.10gb": 2}."""
-    config: str | None = Field(default=None, min_length=1)
-    """mig: a built-in mig-parted config of the Operator, e.g. all-balanced or all-1g.10gb."""
+    strategy: StrategyName | None = Field(
+        default=None,
+        description="none (whole GPUs), time-slicing or mps (several pods per GPU, no memory isolation), mig (hardware partitions).",
+    )
+    replicas: int | None = Field(
+        default=None,
+        ge=2,
+        description="time-slicing and mps: how many pods may share one GPU (an integer of at least 2).",
+    )
+    rename_by_default: bool | None = Field(
+        default=None, description="time-slicing and mps: advertise `nvidia.com/gpu.shared` instead of `nvidia.com/gpu`."
+    )
+    fail_requests_greater_than_one: bool | None = Field(
+        default=None,
+        description="Refuse containers that ask for more than one shared GPU. time-slicing: default false. mps: default true; false needs GPU Operator v26.7.0 or newer (device plugin v0.20.0), older ones always refuse.",
+    )
+    layout: dict[str, Annotated[int, Field(ge=1)]] | None = Field(
+        default=None,
+        min_length=1,
+        description='mig: MIG profile -> instances per GPU, e.g. {"3g.20gb": 1, "2g.10gb": 2}.',
+    )
+    config: str | None = Field(
+        default=None,
+        min_length=1,
+        description="mig: a built-in mig-parted config of the Operator, e.g. all-balanced or all-1g.10gb.",
+    )
 
 
 class MigSettings(_Model):
     """How MIG devices are advertised to Kubernetes."""
 
-    strategy: Literal["single", "mixed"] | None = None
-    """single (every MIG device is `nvidia.com/gpu`; one profile type per node) or mixed (`nvidia.com/mig-<profile>`)."""
+    strategy: Literal["single", "mixed"] | None = Field(
+        default=None,
+        description="single (every MIG device is `nvidia.com/gpu`; one profile type per node) or mixed (`nvidia.com/mig-<profile>`).",
+    )
 
 
 class Taint(_Model):
     """A taint the pool's nodes carry; workloads on the pool get the matching toleration."""
 
-    key: TaintKey
-    """Taint key, a label key, e.g. nvidia.com/gpu."""
-    value: TaintValue | None = None
-    """Taint value; without one the toleration uses operator Exists."""
-    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
-    """Taint effect."""
+    key: TaintKey = Field(description="Taint key, a label key, e.g. nvidia.com/gpu.")
+    value: TaintValue | None = Field(
+        default=None, description="Taint value; without one the toleration uses operator Exists."
+    )
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = Field(
+        default="NoSchedule", description="Taint effect."
+    )
 
 
 class NodePool(_Model):
     """A group of identical GPU nodes."""
 
-    name: DnsLabel
-    """Pool name, unique in the cluster."""
-    gpu: str = Field(min_length=1)
-    """GPU model: a catalog id (tesla-t4, a100-40gb, h100-80gb...) or an nvidia.com/gpu.product label value."""
-    nodes: int = Field(ge=0, le=100_000)
-    """Number of nodes (0 for a pool that scales from zero)."""
-    gpus_per_node: int = Field(default=1, ge=1, le=64)
-    """Physical GPUs per node."""
-    node_selector: NodeSelector = Field(min_length=1)
-    """Labels that select the pool's nodes; workloads on the pool get the same nodeSelector."""
-    taints: list[Taint] = Field(default_factory=list)
-    """Taints of the pool's nodes."""
-    sharing: SharingPolicy | None = None
-    """The pool's sharing policy; overrides the cluster and fleet policies for its GPU model."""
+    name: DnsLabel = Field(description="Pool name, unique in the cluster.")
+    gpu: str = Field(
+        min_length=1,
+        description="GPU model: a catalog id (tesla-t4, a100-40gb, h100-80gb...) or an nvidia.com/gpu.product label value.",
+    )
+    nodes: int = Field(ge=0, le=100_000, description="Number of nodes (0 for a pool that scales from zero).")
+    gpus_per_node: int = Field(default=1, ge=1, le=64, description="Physical GPUs per node.")
+    node_selector: NodeSelector = Field(
+        min_length=1,
+        description="Labels that select the pool's nodes; workloads on the pool get the same nodeSelector.",
+    )
+    taints: list[Taint] = Field(default_factory=list, description="Taints of the pool's nodes.")
+    sharing: SharingPolicy | None = Field(
+        default=None,
+        description="The pool's sharing policy; overrides the cluster and fleet policies for its GPU model.",
+    )
 
 
 class Workload(_Model):
     """A service that runs on one pool; gpustack-gen writes its resources and scheduling fragment."""
 
-    name: DnsLabel
-    """Workload name, unique per namespace in the cluster."""
-    namespace: DnsLabel
-    """Namespace of the workload."""
-    pool: DnsLabel
-    """Name of the node pool it runs on."""
-    gpus: int = Field(default=1, ge=1, le=64)
-    """GPUs (or MIG devices, or shared replicas) per pod."""
-    replicas: int = Field(default=1, ge=0, le=100_000)
-    """Pod replicas; the pool must have room for gpus x replicas."""
-    mig_profile: str | None = None
-    """On MIG pools: the MIG profile each pod asks for (required under the mixed strategy when the layout has several)."""
-    cpu: Quantity | None = None
-    """CPU request as a Kubernetes quantity, e.g. 300m or 2."""
-    memory: Quantity | None = None
-    """Memory request as a Kubernetes quantity, e.g. 3Gi."""
+    name: DnsLabel = Field(description="Workload name, unique per namespace in the cluster.")
+    namespace: DnsLabel = Field(description="Namespace of the workload.")
+    pool: DnsLabel = Field(description="Name of the node pool it runs on.")
+    gpus: int = Field(default=1, ge=1, le=64, description="GPUs (or MIG devices, or shared replicas) per pod.")
+    replicas: int = Field(
+        default=1, ge=0, le=100_000, description="Pod replicas; the pool must have room for gpus x replicas."
+    )
+    mig_profile: str | None = Field(
+        default=None,
+        description="On MIG pools: the MIG profile each pod asks for (required under the mixed strategy when the layout has several).",
+    )
+    cpu: Quantity | None = Field(default=None, description="CPU request as a Kubernetes quantity, e.g. 300m or 2.")
+    memory: Quantity | None = Field(default=None, description="Memory request as a Kubernetes quantity, e.g. 3Gi.")
 
 
 WrapTarget = Literal["argocd", "flux", "helmfile"]
@@ -273,108 +295,142 @@ FLUX_DURATION = r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$"
 class ArgoCdDestination(_Model):
     """The cluster Argo CD installs the chart into: `server` or `name`, not both."""
 
-    server: str | None = Field(default=None, min_length=1, pattern=r"^https?://\S+$")
-    """API server URL of the cluster as Argo CD knows it. Default: https://kubernetes.default.svc (the cluster Argo CD runs in)."""
-    name: str | None = Field(default=None, min_length=1, max_length=253)
-    """Name of the cluster as registered in Argo CD, instead of `server` (one Argo CD for the whole fleet)."""
+    server: str | None = Field(
+        default=None,
+        min_length=1,
+        pattern=r"^https?://\S+$",
+        description="API server URL of the cluster as Argo CD knows it. Default: https://kubernetes.default.svc (the cluster Argo CD runs in).",
+    )
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=253,
+        description="Name of the cluster as registered in Argo CD, instead of `server` (one Argo CD for the whole fleet).",
+    )
 
 
 class ArgoCdAutomated(_Model):
     """Automated sync: Argo CD syncs whenever the desired state changes."""
 
-    enabled: bool | None = None
-    """Sync automatically (default true once `automated` is given; false turns off a fleet default)."""
-    prune: bool | None = None
-    """Delete resources that are no longer rendered by the chart (default false)."""
-    self_heal: bool | None = None
-    """Revert changes made in the cluster outside Git (default false)."""
+    enabled: bool | None = Field(
+        default=None,
+        description="Sync automatically (default true once `automated` is given; false turns off a fleet default).",
+    )
+    prune: bool | None = Field(
+        default=None, description="Delete resources that are no longer rendered by the chart (default false)."
+    )
+    self_heal: bool | None = Field(
+        default=None, description="Revert changes made in the cluster outside Git (default false)."
+    )
 
 
 class ArgoCdSyncPolicy(_Model):
     """The Application's sync policy (CreateNamespace and ServerSideApply are always set)."""
 
-    automated: ArgoCdAutomated | None = None
-    """Automated sync. Default: none, Argo CD waits for a manual sync."""
+    automated: ArgoCdAutomated | None = Field(
+        default=None, description="Automated sync. Default: none, Argo CD waits for a manual sync."
+    )
 
 
 class ArgoCdSettings(_Model):
     """The Argo CD Application written by `--wrap argocd` (`argocd-application.yaml`)."""
 
-    project: str | None = Field(default=None, min_length=1, max_length=253, pattern=DNS1123_SUBDOMAIN)
-    """Argo CD project of the Application (default "default")."""
-    destination: ArgoCdDestination | None = None
-    """Target cluster; a cluster's destination replaces the fleet default as a whole."""
-    namespace: DnsLabel | None = None
-    """Namespace of the Application object, where Argo CD watches for Applications (default argocd)."""
-    sync_policy: ArgoCdSyncPolicy | None = None
-    """Sync policy."""
+    project: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=253,
+        pattern=DNS1123_SUBDOMAIN,
+        description='Argo CD project of the Application (default "default").',
+    )
+    destination: ArgoCdDestination | None = Field(
+        default=None, description="Target cluster; a cluster's destination replaces the fleet default as a whole."
+    )
+    namespace: DnsLabel | None = Field(
+        default=None,
+        description="Namespace of the Application object, where Argo CD watches for Applications (default argocd).",
+    )
+    sync_policy: ArgoCdSyncPolicy | None = Field(default=None, description="Sync policy.")
 
 
 class FluxSettings(_Model):
     """The Flux source and HelmRelease written by `--wrap flux` (`flux-helmrelease.yaml`)."""
 
-    namespace: DnsLabel | None = None
-    """Namespace of the HelmRelease and its source (default flux-system)."""
-    interval: str | None = Field(default=None, pattern=FLUX_DURATION)
-    """How often Flux reconciles the release and fetches the source, as a Go duration (default 1h)."""
-    source: Literal["helm", "oci"] | None = None
-    """helm (a HelmRepository, default) or oci (an OCIRepository; needs `url`: NVIDIA documents no OCI location)."""
-    url: str | None = Field(default=None, pattern=r"^(https?|oci)://\S+$")
-    """Chart source. helm: the Helm repository (default https://helm.ngc.nvidia.com/nvidia); oci: the oci:// repository of the gpu-operator chart in your mirror."""
-    release_name: str | None = Field(default=None, max_length=53, pattern=DNS1123_LABEL)
-    """Helm release name (default gpu-operator, as in the helm command of gpu-operator-values.yaml)."""
+    namespace: DnsLabel | None = Field(
+        default=None, description="Namespace of the HelmRelease and its source (default flux-system)."
+    )
+    interval: str | None = Field(
+        default=None,
+        pattern=FLUX_DURATION,
+        description="How often Flux reconciles the release and fetches the source, as a Go duration (default 1h).",
+    )
+    source: Literal["helm", "oci"] | None = Field(
+        default=None,
+        description="helm (a HelmRepository, default) or oci (an OCIRepository; needs `url`: NVIDIA documents no OCI location).",
+    )
+    url: str | None = Field(
+        default=None,
+        pattern=r"^(https?|oci)://\S+$",
+        description="Chart source. helm: the Helm repository (default https://helm.ngc.nvidia.com/nvidia); oci: the oci:// repository of the gpu-operator chart in your mirror.",
+    )
+    release_name: str | None = Field(
+        default=None,
+        max_length=53,
+        pattern=DNS1123_LABEL,
+        description="Helm release name (default gpu-operator, as in the helm command of gpu-operator-values.yaml).",
+    )
 
 
 class DeliverySettings(_Model):
     """GitOps delivery objects written beside the values, pinned to the same chart version."""
 
-    wrap: list[WrapTarget] | None = None
-    """Wrappers to write: argocd, flux, helmfile (default none; `render --wrap` adds to them). A cluster's list replaces the fleet default."""
-    argocd: ArgoCdSettings | None = None
-    """Argo CD Application settings."""
-    flux: FluxSettings | None = None
-    """Flux HelmRelease settings."""
+    wrap: list[WrapTarget] | None = Field(
+        default=None,
+        description="Wrappers to write: argocd, flux, helmfile (default none; `render --wrap` adds to them). A cluster's list replaces the fleet default.",
+    )
+    argocd: ArgoCdSettings | None = Field(default=None, description="Argo CD Application settings.")
+    flux: FluxSettings | None = Field(default=None, description="Flux HelmRelease settings.")
 
 
 class ClusterSettings(_Model):
     """Settings a cluster can take from the fleet defaults."""
 
-    kubernetes: Annotated[str, Field(json_schema_extra={"pattern": KUBERNETES_VERSION})] | None = None
-    """Kubernetes version of the cluster, quoted: "1.29.15"."""
-    container_runtime: Literal["containerd", "cri-o"] | None = None
-    """Container runtime of the GPU nodes (default containerd)."""
-    mig: MigSettings | None = None
-    """How MIG devices are advertised."""
-    operator: OperatorSettings | None = None
-    """GPU Operator chart settings."""
-    sharing: dict[str, SharingPolicy] | None = None
-    """Sharing policy per GPU model (catalog id), plus `default` for every other model."""
-    delivery: DeliverySettings | None = None
-    """GitOps delivery: Argo CD, Flux and helmfile wrappers around the chart and its values."""
+    kubernetes: Annotated[str, Field(json_schema_extra={"pattern": KUBERNETES_VERSION})] | None = Field(
+        default=None, description='Kubernetes version of the cluster, quoted: "1.29.15".'
+    )
+    container_runtime: Literal["containerd", "cri-o"] | None = Field(
+        default=None, description="Container runtime of the GPU nodes (default containerd)."
+    )
+    mig: MigSettings | None = Field(default=None, description="How MIG devices are advertised.")
+    operator: OperatorSettings | None = Field(default=None, description="GPU Operator chart settings.")
+    sharing: dict[str, SharingPolicy] | None = Field(
+        default=None, description="Sharing policy per GPU model (catalog id), plus `default` for every other model."
+    )
+    delivery: DeliverySettings | None = Field(
+        default=None,
+        description="GitOps delivery: Argo CD, Flux and helmfile wrappers around the chart and its values.",
+    )
 
 
 class Cluster(ClusterSettings):
     """One Kubernetes cluster with GPU nodes."""
 
-    name: DnsLabel
-    """Cluster name, unique in the fleet; also the name of its output folder."""
-    node_pools: list[NodePool] = Field(min_length=1)
-    """The cluster's groups of identical GPU nodes."""
-    workloads: list[Workload] = Field(default_factory=list)
-    """Services that run on the pools; each gets a values fragment with its GPU resources."""
+    name: DnsLabel = Field(description="Cluster name, unique in the fleet; also the name of its output folder.")
+    node_pools: list[NodePool] = Field(min_length=1, description="The cluster's groups of identical GPU nodes.")
+    workloads: list[Workload] = Field(
+        default_factory=list,
+        description="Services that run on the pools; each gets a values fragment with its GPU resources.",
+    )
 
 
 class FleetSpec(_Model):
     """A fleet of Kubernetes clusters with NVIDIA GPUs (gpustack-gen intent file)."""
 
-    api_version: Literal["gpustack-gen/v1alpha1"]
-    """Version of the intent format."""
-    kind: Literal["Fleet"]
-    """Always Fleet."""
-    defaults: ClusterSettings | None = None
-    """Deep-merged into every cluster; the cluster's own value wins."""
-    clusters: list[Cluster] = Field(min_length=1)
-    """The clusters of the fleet."""
+    api_version: Literal["gpustack-gen/v1alpha1"] = Field(description="Version of the intent format.")
+    kind: Literal["Fleet"] = Field(description="Always Fleet.")
+    defaults: ClusterSettings | None = Field(
+        default=None, description="Deep-merged into every cluster; the cluster's own value wins."
+    )
+    clusters: list[Cluster] = Field(min_length=1, description="The clusters of the fleet.")
 
 
 def fleet_json_schema() -> dict[str, Any]:
