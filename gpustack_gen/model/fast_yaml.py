@@ -91,10 +91,46 @@ def _load(text: str, pure: bool) -> tuple[dict[str, Any], dict[PathKey, Position
             f"the top level is {_kind(root)}; expected a mapping",
             "a fleet file starts with apiVersion: gpustack-gen/v1alpha1, kind: Fleet and clusters:",
         )
+    _check_expansion(root)
     walker = _Walker()
     data = walker.mapping(root, (), 0)
     walker.value_positions.setdefault((), (1, 1))
     return data, walker.value_positions, walker.key_positions
+
+
+def _check_expansion(root: _Map) -> None:
+    """Refuse an alias bomb before expanding it: sizes are counted once per distinct node.
+
+    The count is an upper bound where ``<<`` merges override keys; it names the top-level key at which
+    the document passes ``MAX_NODES``, as the walker and the round-trip reader do.
+    """
+    sizes: dict[int, int] = {}
+
+    def size(node: Any, depth: int) -> int:
+        if not isinstance(node, (_Map, _Seq)) or depth > MAX_DEPTH:
+            return 1  # the walker refuses deeper nesting itself
+        known = sizes.get(id(node))
+        if known is None:
+            if isinstance(node, _Seq):
+                children = [value for value, _ in node.items]
+            else:
+                children = [value for _, value, _ in node.entries.values()]
+                if node.merge is not None:
+                    children.append(node.merge[0])
+            known = 1 + sum(size(child, depth + 1) for child in children)
+            sizes[id(node)] = known
+        return known
+
+    total = 1
+    for key, (key_position, value, value_position) in root.entries.items():
+        total += size(value, 1)
+        if total > MAX_NODES:
+            raise GiveUp(
+                key_position or value_position or (1, 1),
+                f"the document expands to more than {MAX_NODES:,} values (aliases included)",
+                _TOO_BIG_HINT,
+                path=(key,),
+            )
 
 
 def _check_text(text: str) -> None:
