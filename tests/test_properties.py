@@ -284,3 +284,15 @@ def test_rendering_one_cluster_gives_exactly_its_files(mapping: dict[str, Any], 
     assert {p: f.text for p, f in one.files.items()} == {
         p: f.text for p, f in whole.files.items() if p.startswith(f"{name}/")
     }
+
+
+@SETTINGS
+@given(fleets())
+def test_a_fleet_diffed_with_itself_is_empty(mapping: dict[str, Any]) -> None:
+    from gpustack_gen.diff import diff_fleets
+
+    fleet = load_fleet(mapping)
+    result = diff_fleets(fleet, load_fleet(mapping))
+    assert result.empty
+    assert result.findings == []
+    assert result.summary() == []
