@@ -10,9 +10,9 @@ from ruamel.yaml import YAML
 
 from gpustack_gen.validate import device_plugin, kubernetes, mig_parted
 from gpustack_gen.validate.device_plugin import check_device_plugin_config
-from gpustack_gen.validate.memo import MEMO_SIZE, json_key
 from gpustack_gen.validate.findings import SchemaFinding
 from gpustack_gen.validate.kubernetes import check_workload_fragment
+from gpustack_gen.validate.memo import MEMO_SIZE, json_key
 from gpustack_gen.validate.mig_parted import check_mig_parted_config
 
 DEVICE_PLUGIN: list[Any] = [
