@@ -55,6 +55,30 @@ class Problem:
         }
 
 
+def value_kind(value: object) -> str:
+    """How a message names the kind of a value: "a boolean", "an integer", "a list", "null"..."""
+    import datetime
+    from collections.abc import Mapping
+
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if value is None:
+        return "null"
+    if isinstance(value, datetime.date):
+        return "a date"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, Sequence):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
 class GpustackError(Exception):
     """Base class of every error the library raises on purpose."""
 

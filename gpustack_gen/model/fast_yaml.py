@@ -27,6 +27,7 @@ import unicodedata
 from functools import cache
 from typing import Any
 
+from ..errors import value_kind
 from ..gcpause import gc_paused
 from .limits import MAX_DEPTH, MAX_NODES
 
@@ -88,7 +89,7 @@ def _load(text: str, pure: bool) -> tuple[dict[str, Any], dict[PathKey, Position
         line, column = root_position
         raise GiveUp(
             (line, column),
-            f"the top level is {_kind(root)}; expected a mapping",
+            f"the top level is {value_kind([] if isinstance(root, _Seq) else root)}; expected a mapping",
             "a fleet file starts with apiVersion: gpustack-gen/v1alpha1, kind: Fleet and clusters:",
         )
     _check_expansion(root)
@@ -482,20 +483,6 @@ def _key_give_up(node: Any, position: Position, path: PathKey) -> GiveUp:
         )
     shown = "null" if node is None else str(node).lower() if isinstance(node, bool) else str(node)
     return GiveUp(position, f"a mapping key must be a string, got {shown}", f'quote it: "{shown}"', path=path)
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, _Seq):
-        return "a list"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "null"
 
 
 class _Walker:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import FleetError, Problem
+from ..errors import FleetError, Problem, value_kind
 
 # Files are read by the fast path (fast_yaml.py: C parser events, about 20x the round-trip loader's speed) and,
 # when it gives up on something unusual, by ruamel's round-trip loader, which says exactly what is wrong. The
@@ -234,29 +234,13 @@ def _rt_parse(text: str, label: str) -> SourceDocument:
                     line,
                     column,
                     "",
-                    f"the top level is {_kind(data)}; expected a mapping",
+                    f"the top level is {value_kind(data)}; expected a mapping",
                     "a fleet file starts with apiVersion: gpustack-gen/v1alpha1, kind: Fleet and clusters:",
                 )
             ]
         )
     builder.value_positions.setdefault((), (1, 1))
     return SourceDocument(label, data, builder.value_positions, builder.key_positions)
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, datetime.date):
-        return "a date"
-    return f"a {type(value).__name__}"
 
 
 def _start_line(node: Any) -> int:
@@ -616,7 +600,7 @@ class _Builder:
         if isinstance(key, (bool, int, float, datetime.date)) or key is None:
             shown = "null" if key is None else str(key).lower() if isinstance(key, bool) else str(key)
             message = (
-                f"a mapping key must be a string, got {_kind(key).replace('a ', 'the ', 1).replace('an ', 'the ', 1)} {shown}"
+                f"a mapping key must be a string, got {value_kind(key).replace('a ', 'the ', 1).replace('an ', 'the ', 1)} {shown}"
                 if key is not None
                 else "a mapping key must be a string, got null"
             )

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpustack_gen.errors import value_kind
 from gpustack_gen.validate.schema_files import SchemaValidator
 
 __all__ = [
@@ -80,24 +81,6 @@ def generic_path(parts: Iterable[object]) -> str:
     return _format_parts(parts, generic=True)
 
 
-def _kind(value: object) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if value is None:
-        return "null"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, Sequence):
-        return "a list"
-    return type(value).__name__
-
-
 def describe_value(value: object, *, with_kind: bool = False) -> str:
     """Show a YAML value the way a user wrote it: ``'4'``, ``4``, ``true``, ``null``, ``a mapping``.
 
@@ -116,8 +99,8 @@ def describe_value(value: object, *, with_kind: bool = False) -> str:
             return "an empty list"
         return f"a list of {len(value)} item{'s' if len(value) != 1 else ''}"
     else:
-        return _kind(value)
-    return f"{shown} ({_kind(value)})" if with_kind else shown
+        return value_kind(value)
+    return f"{shown} ({value_kind(value)})" if with_kind else shown
 
 
 def _expected(schema: Mapping[str, Any]) -> str:
@@ -185,7 +168,7 @@ def _type_hint(expected_types: object, value: object) -> str:
     if kinds & {"integer", "number"} and isinstance(value, str) and _looks_numeric(value):
         return f"remove the quotes: {value!r} is a string, write {value.strip()} instead"
     if "string" in kinds and isinstance(value, bool | int | float):
-        return "quote the value: YAML read it as " + _kind(value)
+        return "quote the value: YAML read it as " + value_kind(value)
     return ""
 
 
