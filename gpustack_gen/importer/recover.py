@@ -20,6 +20,7 @@ from ..catalog import GpuModel, builtin_mig_config, builtin_mig_config_names
 from ..compile.nodes import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
 from ..compile.operator import MPS_ROOT
 from ..errors import FleetError, Problem
+from ..validate.operator_keys import VALUES_KEYS
 from ..versions import NEWEST_OPERATOR, OPERATOR_VERSIONS, OperatorVersion, get_operator_version
 from .discover import NodeGroup
 from .inputs import ConfigMapInput, Inputs, Where
@@ -30,20 +31,8 @@ DEFAULT_MIG_CONFIGMAP = "default-mig-parted-config"
 MIG_CONFIG_KEY = "config.yaml"
 MIG_STRATEGY_LABEL = "nvidia.com/mig.strategy"
 
-# Values keys the fleet model owns (rendered into gpu-operator-values.yaml).
-OWNED_KEYS = (
-    "cdi.enabled",
-    "cdi.default",
-    "cdi.nriPluginEnabled",
-    "driver.enabled",
-    "driver.version",
-    "toolkit.enabled",
-    "mig.strategy",
-    "devicePlugin.config.name",
-    "devicePlugin.config.default",
-    "migManager.config.name",
-    "migManager.config.default",
-)
+# Values keys the fleet model owns (rendered into gpu-operator-values.yaml): the version-gate table.
+OWNED_KEYS = tuple(gate.path for gate in VALUES_KEYS)
 # ClusterPolicy spec sections the model has a say in (the rest is listed as outside the model).
 _POLICY_SECTIONS = frozenset({"cdi", "driver", "toolkit", "mig", "devicePlugin", "migManager"})
 _VERSION_PREFIX = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)")

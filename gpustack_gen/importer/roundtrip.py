@@ -33,6 +33,7 @@ from .discover import PRODUCT_LABEL, base_product
 from .inputs import NodeInput
 from .recover import (
     MIG_CONFIG_KEY,
+    OWNED_KEYS,
     RESOURCE_GPU,
     OperatorState,
     _normal,
@@ -46,15 +47,8 @@ from .recover import (
 if TYPE_CHECKING:
     from . import ImportResult
 
-_COMPARED_VALUES = (
-    "cdi.enabled",
-    "cdi.default",
-    "cdi.nriPluginEnabled",
-    "driver.enabled",
-    "driver.version",
-    "toolkit.enabled",
-    "mig.strategy",
-)
+# The settings themselves; ConfigMap references are compared through the configs they name.
+_COMPARED_VALUES = tuple(key for key in OWNED_KEYS if ".config." not in key)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Literal
+from typing import Literal, get_args
 
 __all__ = ["LINTED_KINDS", "OPERATOR_TOP_LEVEL_KEYS", "DocumentKind", "detect"]
 
@@ -47,18 +47,11 @@ DocumentKind = Literal[
 ]
 
 # Documents lint checks; the others are reported as skipped (other objects) or unrecognized.
-LINTED_KINDS: frozenset[str] = frozenset(
-    {
-        "device-plugin-configmap",
-        "mig-parted-configmap",
-        "device-plugin-config",
-        "mig-parted-config",
-        "clusterpolicy",
-        "clusterpolicy-patch",
-        "gpu-operator-values",
-        "workload-values",
-    }
-)
+LINTED_KINDS: frozenset[str] = frozenset(get_args(DocumentKind)) - {
+    "gpustack-gen-report",
+    "other-kubernetes-object",
+    "unknown",
+}
 
 # Top-level keys of the GPU Operator chart's values.yaml (v23.9.2 .. v26.7.0) and of ClusterPolicy spec.
 OPERATOR_TOP_LEVEL_KEYS: frozenset[str] = frozenset(
