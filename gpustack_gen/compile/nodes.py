@@ -20,7 +20,7 @@ def pool_labels(cluster: Cluster, plan: ClusterPlan) -> dict[str, dict[str, str]
         labels: dict[str, str] = {}
         if pool.name in plan.device_plugin_keys:
             labels[DEVICE_PLUGIN_LABEL] = plan.device_plugin_keys[pool.name]
-        mig_name = pool.mig_config_name(plan.custom_mig_names)
+        mig_name = plan.mig_config_label(pool)
         if mig_name is not None:
             labels[MIG_CONFIG_LABEL] = mig_name
         result[pool.name] = labels

@@ -27,6 +27,16 @@ class ClusterPlan:
     def uses_device_plugin_config(self) -> bool:
         return bool(self.device_plugin_configs)
 
+    def mig_config_label(self, pool: Pool) -> str | None:
+        """Value of the ``nvidia.com/mig.config`` label for the pool's nodes (None on GPUs without MIG)."""
+        if not pool.gpu.mig_capable:
+            return None
+        if pool.sharing.strategy != "mig":
+            return "all-disabled"
+        if pool.sharing.mig_layout:
+            return self.custom_mig_names[pool.sharing.mig_layout]
+        return pool.sharing.mig_config
+
 
 def plan_cluster(cluster: Cluster) -> ClusterPlan:
     keys: dict[str, str] = {}

@@ -317,8 +317,8 @@ def _pool_removed(pool: Pool) -> Finding:
 
 
 def _mig_layout(old: Pool, old_plan: ClusterPlan, new: Pool, new_plan: ClusterPlan) -> Finding | None:
-    old_label = old.mig_config_name(old_plan.custom_mig_names)
-    new_label = new.mig_config_name(new_plan.custom_mig_names)
+    old_label = old_plan.mig_config_label(old)
+    new_label = new_plan.mig_config_label(new)
     if old.mig_devices() == new.mig_devices() and old_label == new_label:
         return None
     selector = _selector(new)

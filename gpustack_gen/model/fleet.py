@@ -96,16 +96,6 @@ class Pool:
         entry = builtin_mig_config(self.gpu, self.sharing.mig_config or "")
         return entry.mig_devices if entry is not None else ()
 
-    def mig_config_name(self, custom_names: dict[MigLayout, str]) -> str | None:
-        """Value of the ``nvidia.com/mig.config`` label for the pool's nodes (None on GPUs without MIG)."""
-        if not self.gpu.mig_capable:
-            return None
-        if self.sharing.strategy != "mig":
-            return "all-disabled"
-        if self.sharing.mig_layout:
-            return custom_names[self.sharing.mig_layout]
-        return self.sharing.mig_config
-
     def resources_per_gpu(self, mig_strategy: str) -> dict[str, int]:
         """Extended resources one physical GPU of the pool advertises to the kubelet."""
         sharing = self.sharing
