@@ -205,6 +205,16 @@ def _other(value: object) -> str:
     raise _NotPlain
 
 
+def _string(value: str, indent: int) -> str:
+    """A string value and its line end: a literal block when it has newlines, else a (quoted) scalar."""
+    if "\n" in value:
+        return _literal(value, indent)
+    written = _scalar(value)
+    if written is None:
+        raise _NotPlain
+    return written + "\n"
+
+
 def _mapping(data: dict[Any, Any], indent: int, out: list[str]) -> None:
     if indent > _MAX_INDENT:
         raise _NotPlain
@@ -218,13 +228,7 @@ def _mapping(data: dict[Any, Any], indent: int, out: list[str]) -> None:
         if isinstance(value, EmbeddedYaml):
             value = dump_yaml(value.data)
         if type(value) is str:
-            if "\n" in value:
-                out.append(f"{pad}{written_key}: {_literal(value, indent + 2)}")
-                continue
-            written = _scalar(value)
-            if written is None:
-                raise _NotPlain
-            out.append(f"{pad}{written_key}: {written}\n")
+            out.append(f"{pad}{written_key}: {_string(value, indent + 2)}")
         elif isinstance(value, dict):
             if value:
                 out.append(f"{pad}{written_key}:\n")
@@ -250,13 +254,7 @@ def _sequence(items: list[Any] | tuple[Any, ...], indent: int, out: list[str]) -
         if isinstance(item, EmbeddedYaml):
             item = dump_yaml(item.data)
         if type(item) is str:
-            if "\n" in item:
-                out.append(f"{pad}- {_literal(item, indent + 2)}")
-                continue
-            written = _scalar(item)
-            if written is None:
-                raise _NotPlain
-            out.append(f"{pad}- {written}\n")
+            out.append(f"{pad}- {_string(item, indent + 2)}")
         elif isinstance(item, dict | list | tuple):
             if not item:
                 out.append(f"{pad}- {{}}\n" if isinstance(item, dict) else f"{pad}- []\n")
