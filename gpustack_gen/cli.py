@@ -313,7 +313,8 @@ def init(
     force: bool,
 ) -> None:
     """Write a commented starter fleet file, one node pool per --gpu."""
-    from .init import InitError, init_fleet_text, write_new_file
+    from .emit.single_file import write_new_file
+    from .init import InitError, init_fleet_text
 
     name = "fleet.yaml" if out_path == "-" else Path(out_path).name
     try:
@@ -432,10 +433,7 @@ def import_command(
     gpustack-gen import --cluster prod --values values.yaml --configmap configmaps.yaml \\
         --nodes nodes.yaml --out fleet.yaml --check-roundtrip
     """
-    import os
-    import tempfile
 
-    from .errors import OutputError
     from .importer import check_roundtrip as roundtrip
     from .importer import import_cluster
 
@@ -458,14 +456,9 @@ def import_command(
     if out_file is None:
         click.echo(result.fleet_text, nl=False)
     else:
-        target = Path(out_file)
-        try:
-            handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else ".")
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(result.fleet_text)
-            os.replace(temp, target)
-        except OSError as exc:
-            raise OutputError(f"cannot write {out_file}: {exc.strerror or exc}") from None
+        from .emit.single_file import write_new_file
+
+        write_new_file(Path(out_file), result.fleet_text, force=True)
         pools, todos = len(result.plan.pools), len(result.todos)
         summary = f"{out_file}: {pools} pool{'s' if pools != 1 else ''}, {todos} TODO{'s' if todos != 1 else ''}"
         click.echo(summary, err=True)

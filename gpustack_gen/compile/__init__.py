@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from ..model.fleet import Cluster
+from typing import TYPE_CHECKING
+
 from .artifact import Artifact, EmbeddedYaml
-from .capacity import capacity
-from .configmaps import device_plugin_configmap, mig_parted_configmap
-from .gitops import KUBERNETES_KINDS, delivery_artifacts, wrap_targets, wrapped_kustomization
-from .kustomization import kustomization
-from .namespace import namespace_object
-from .nodes import node_labels
-from .operator import clusterpolicy_patch, helm_values
-from .plan import plan_cluster
-from .workloads import workload_fragment
+
+if TYPE_CHECKING:
+    from ..model.fleet import Cluster
 
 __all__ = ["Artifact", "EmbeddedYaml", "compile_cluster"]
 
@@ -22,6 +17,17 @@ def compile_cluster(cluster: Cluster, wrap: tuple[str, ...] = ()) -> list[Artifa
 
     ``wrap`` adds GitOps wrappers (argocd, flux, helmfile) to those the fleet file asks for.
     """
+    # Imported here so that ``compile.artifact`` (the data types the emitter and diff need) stays light.
+    from .capacity import capacity
+    from .configmaps import device_plugin_configmap, mig_parted_configmap
+    from .gitops import KUBERNETES_KINDS, delivery_artifacts, wrap_targets, wrapped_kustomization
+    from .kustomization import kustomization
+    from .namespace import namespace_object
+    from .nodes import node_labels
+    from .operator import clusterpolicy_patch, helm_values
+    from .plan import plan_cluster
+    from .workloads import workload_fragment
+
     plan = plan_cluster(cluster)
     objects = [
         a for a in (device_plugin_configmap(cluster, plan), mig_parted_configmap(cluster, plan)) if a is not None

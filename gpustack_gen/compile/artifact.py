@@ -13,6 +13,32 @@ DEVICE_PLUGIN_DAEMONSET = "daemonset/nvidia-device-plugin-daemonset"
 MPS_DAEMONSET = "daemonset/nvidia-device-plugin-mps-control-daemon"
 
 
+# The fixed file names of a cluster folder and their artifact kinds (workloads/<ns>.<name>.yaml aside);
+# readers of a rendered folder (diff) take kinds from here, and a test holds the compilers to it.
+FILE_KINDS = {
+    "gpu-operator-values.yaml": "helm-values",
+    "clusterpolicy-patch.yaml": "clusterpolicy-patch",
+    "namespace.yaml": "namespace",
+    "device-plugin-config.yaml": "device-plugin-configmap",
+    "mig-parted-config.yaml": "mig-parted-configmap",
+    "node-labels.yaml": "node-labels",
+    "capacity.yaml": "capacity",
+    "kustomization.yaml": "kustomization",
+    "argocd-application.yaml": "argocd-application",
+    "flux-helmrelease.yaml": "flux-helmrelease",
+    "helmfile.yaml": "helmfile",
+}
+WORKLOAD_KIND = "workload-values"
+
+
+def kind_of_file(rel: str) -> str:
+    """The artifact kind of a file of a rendered cluster folder, by its path; "unknown" for others."""
+    parts = rel.split("/")
+    if "workloads" in parts[:-1]:
+        return WORKLOAD_KIND
+    return FILE_KINDS.get(parts[-1], "unknown")
+
+
 @dataclass(frozen=True)
 class EmbeddedYaml:
     """A YAML file stored as a string inside another document (a ConfigMap ``data`` value).

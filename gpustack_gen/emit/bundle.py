@@ -108,7 +108,7 @@ class Bundle:
             return self._swap_in(out, parent)
 
     def _swap_in(self, out: Path, parent: Path) -> WriteSummary:
-        old_texts = _generated_files(out) if out.is_dir() else {}
+        old_texts = generated_files(out) if out.is_dir() else {}
         for rel in self.files:
             _check_target(out, rel, old_texts)
         try:
@@ -151,7 +151,7 @@ class Bundle:
     def drift(self, out_dir: str | os.PathLike[str]) -> Drift:
         """What ``write`` would change: files missing, files that differ, generated files it would remove."""
         out = Path(os.path.abspath(os.fspath(out_dir)))
-        existing = _generated_files(out) if out.is_dir() else {}
+        existing = generated_files(out) if out.is_dir() else {}
         missing, changed = [], []
         for rel, rendered in self.files.items():
             if rel in existing:
@@ -261,16 +261,22 @@ def _is_regular(path: Path) -> bool:
         return False
 
 
-def _generated_files(root: Path) -> dict[str, str]:
-    """Relative path -> text of every file under ``root`` that carries our header (links skipped)."""
+def generated_files(root: Path, *, max_bytes: int | None = None) -> dict[str, str]:
+    """Relative path -> text of every file under ``root`` that carries our header.
+
+    Links, FIFOs and devices are never opened, hidden folders (``.git``) are not walked, and files over
+    ``max_bytes`` are skipped unread.
+    """
     found: dict[str, str] = {}
     for directory, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames.sort()
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(filenames):
             path = Path(directory) / name
             if not name.endswith(".yaml") or not _is_regular(path):
                 continue
             try:
+                if max_bytes is not None and path.stat().st_size > max_bytes:
+                    continue
                 text = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 continue

@@ -559,3 +559,14 @@ def test_an_unknown_wrapper_is_a_fleet_error_not_a_crash() -> None:
     with pytest.raises(FleetError, match="unknown wrapper 'argo'"):
         render(loaded, wrap=["argo"])
     assert set(render(loaded, wrap="flux").files) >= {"c1/flux-helmrelease.yaml"}  # a string is one name
+
+
+def test_every_artifact_kind_is_the_one_its_file_name_says() -> None:
+    """Readers of a rendered folder (diff) take kinds from FILE_KINDS: the compilers must agree with it."""
+    from gpustack_gen.compile import compile_cluster
+    from gpustack_gen.compile.artifact import kind_of_file
+
+    data = fleet(sharing={"tesla-t4": {"strategy": "time-slicing", "replicas": 2}})
+    for cluster in load_fleet(data).clusters:
+        for artifact in compile_cluster(cluster, ("argocd", "flux", "helmfile")):
+            assert kind_of_file(artifact.path) == artifact.kind, artifact.path

@@ -247,3 +247,14 @@ def test_paths_quote_keys_that_are_not_plain() -> None:
         'pools[name=t4].labels["nvidia.com/mig.config"]'
     )
     assert format_path(["data", 'a"b']) == 'data["a\\"b"]'
+
+
+def test_reading_a_rendered_folder_never_opens_a_fifo_and_knows_every_kind(tmp_path: Path) -> None:
+    import os
+
+    folder = _write(base(), tmp_path / "out")
+    os.mkfifo(folder / "prod" / "pipe.yaml")  # opening it for reading would block forever
+    files = read_rendered(folder)
+    assert "prod/pipe.yaml" not in files
+    assert "unknown" not in {f.kind for f in files.values()}
+    assert files["prod/namespace.yaml"].kind == "namespace"

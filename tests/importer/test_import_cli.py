@@ -201,3 +201,19 @@ def test_every_problem_of_every_input_is_reported_at_once(data: Path) -> None:
         "values-v24.9.yaml",
     ]
     assert "is given twice" in error.value.problems[2].message
+
+
+def test_the_written_fleet_file_gets_ordinary_permissions(data: Path, tmp_path: Path) -> None:
+    """Written atomically, yet readable as any file the user creates (umask applies, not 0600)."""
+    import os
+    import stat
+
+    out = tmp_path / "fleet.yaml"
+    old = os.umask(0o022)
+    try:
+        result = run(*v24_args(data), "--out", str(out))
+    finally:
+        os.umask(old)
+    assert result.exit_code == 0, result.output
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["fleet.yaml"]  # no temporary file left behind
