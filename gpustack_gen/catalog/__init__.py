@@ -2,11 +2,12 @@
 
 from gpustack_gen.catalog.gpus import GPUS
 from gpustack_gen.catalog.lookup import get_gpu, gpu_ids, suggest_gpus, suggest_profiles
-from gpustack_gen.catalog.mig_builtin import MigConfigEntry, builtin_mig_config, builtin_mig_config_names
+from gpustack_gen.catalog.mig_builtin import ALL_DISABLED, MigConfigEntry, builtin_mig_config, builtin_mig_config_names
 from gpustack_gen.catalog.models import GpuModel, MigProfile
 from gpustack_gen.catalog.placement import Placement, describe, place_layout
 
 __all__ = [
+    "ALL_DISABLED",
     "GPUS",
     "GpuModel",
     "MigConfigEntry",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalog import GpuModel, builtin_mig_config
+from ..catalog import ALL_DISABLED, GpuModel, builtin_mig_config
 from ..model.fleet import Cluster
 from .artifact import (
     DEVICE_PLUGIN_CONFIGMAP,
@@ -33,7 +33,7 @@ def device_plugin_configmap(cluster: Cluster, plan: ClusterPlan) -> Artifact | N
     namespace = cluster.operator.namespace
     data = {key: EmbeddedYaml(config) for key, config in plan.device_plugin_configs.items()}
     restarts = [f"kubectl rollout restart -n {namespace} {DEVICE_PLUGIN_DAEMONSET}"]
-    if any(pool.sharing.strategy == "mps" for pool in cluster.pools):
+    if plan.uses_mps:
         restarts.append(f"kubectl rollout restart -n {namespace} {MPS_DAEMONSET}")
     return Artifact(
         "device-plugin-config.yaml",
@@ -61,7 +61,7 @@ def mig_parted_config(cluster: Cluster, plan: ClusterPlan) -> dict[str, Any]:
         gpus = users.setdefault(name, [])
         if pool.gpu not in gpus:
             gpus.append(pool.gpu)
-    configs: dict[str, list[dict[str, Any]]] = {"all-disabled": [{"devices": "all", "mig-enabled": False}]}
+    configs: dict[str, list[dict[str, Any]]] = {ALL_DISABLED: [{"devices": "all", "mig-enabled": False}]}
     custom = {name: layout for layout, name in plan.custom_mig_names.items()}
     for name in sorted(users, key=lambda n: (n in custom, n)):
         configs[name] = [_entry(gpu, custom.get(name) or _builtin_devices(gpu, name)) for gpu in users[name]]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..model.fleet import Cluster
+from ..model.fleet import WRAP_TARGETS, Cluster
 from .artifact import MANAGED_BY, Artifact
 from .operator import operator_settings
 from .plan import ClusterPlan
@@ -40,7 +40,7 @@ KUBERNETES_KINDS = ("argocd-application", "flux-helmrelease")
 GITOPS_KINDS = ("namespace", *KUBERNETES_KINDS, "helmfile")
 
 
-WRAPPERS = ("argocd", "flux", "helmfile")
+WRAPPERS = WRAP_TARGETS
 
 
 def wrap_targets(cluster: Cluster, extra: tuple[str, ...] | list[str] = ()) -> tuple[str, ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..catalog import ALL_DISABLED
 from ..model.fleet import Cluster
 from .artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP, Artifact
 from .plan import WHOLE_GPU_KEY, ClusterPlan
@@ -31,7 +32,7 @@ def operator_settings(cluster: Cluster, plan: ClusterPlan) -> dict[str, Any]:
     if plan.uses_device_plugin_config:
         settings["devicePlugin"] = {"config": {"name": DEVICE_PLUGIN_CONFIGMAP, "default": WHOLE_GPU_KEY}}
     if plan.uses_mig_parted_config:
-        settings["migManager"] = {"config": {"name": MIG_PARTED_CONFIGMAP, "default": "all-disabled"}}
+        settings["migManager"] = {"config": {"name": MIG_PARTED_CONFIGMAP, "default": ALL_DISABLED}}
     return settings
 
 
@@ -63,7 +64,7 @@ def clusterpolicy_patch(cluster: Cluster, plan: ClusterPlan) -> Artifact:
         spec["devicePlugin"] = {"config": {"name": None, "default": None}}
     if not plan.uses_mig_parted_config:
         spec["migManager"] = {"config": {"name": None}}
-    if any(pool.sharing.strategy == "mps" for pool in cluster.pools):
+    if plan.uses_mps:
         # The chart never renders devicePlugin.mps.root; only the ClusterPolicy carries it.
         spec["devicePlugin"]["mps"] = {"root": MPS_ROOT}
     return Artifact(

@@ -10,6 +10,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from ..catalog import ALL_DISABLED
 from ..model.fleet import RESOURCE_GPU, Cluster, MigLayout, Pool, mig_profile_sort_key
 
 WHOLE_GPU_KEY = "whole-gpu"
@@ -24,6 +25,11 @@ class ClusterPlan:
     uses_mig_parted_config: bool  # any pool partitions its GPUs: the cluster gets its own mig-parted ConfigMap
 
     @property
+    def uses_mps(self) -> bool:
+        """MPS needs its control daemon restarted with the plugin, and its root set on the ClusterPolicy."""
+        return any("mps" in config.get("sharing", {}) for config in self.device_plugin_configs.values())
+
+    @property
     def uses_device_plugin_config(self) -> bool:
         return bool(self.device_plugin_configs)
 
@@ -32,7 +38,7 @@ class ClusterPlan:
         if not pool.gpu.mig_capable:
             return None
         if pool.sharing.strategy != "mig":
-            return "all-disabled"
+            return ALL_DISABLED
         if pool.sharing.mig_layout:
             return self.custom_mig_names[pool.sharing.mig_layout]
         return pool.sharing.mig_config

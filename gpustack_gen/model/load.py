@@ -24,13 +24,13 @@ def load_fleet(source: str | Path | Mapping[str, Any], *, name: str | None = Non
     ``source`` is a path, YAML text, or an already parsed mapping. Raises :class:`FleetError` with
     every problem found; warnings of a valid fleet are on ``Fleet.warnings``.
     """
-    if isinstance(source, Mapping):
-        doc = SourceDocument(name or "<mapping>", dict(source), {}, {})
-    elif isinstance(source, Path):
-        doc = read_source(source, name=name)
-    else:
-        doc = read_source(source, name=name)
-    return fleet_from_document(doc)
+    # One pause for reading and checking: the objects the reader builds are scanned by no collection.
+    with gc_paused():
+        if isinstance(source, Mapping):
+            doc = SourceDocument(name or "<mapping>", dict(source), {}, {})
+        else:
+            doc = read_source(source, name=name)
+        return fleet_from_document(doc)
 
 
 def fleet_from_document(doc: SourceDocument) -> Fleet:

@@ -6,6 +6,7 @@ Each resolved value remembers the field path it came from, so that the semantic 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +34,6 @@ from .names import KUBERNETES_VERSION
 from .source import PathKey, SourceDocument
 
 DEFAULT_NAMESPACE = "gpu-operator"
-SHARING_FIELDS = ("strategy", "replicas", "renameByDefault", "failRequestsGreaterThanOne", "layout", "config")
 
 
 @dataclass
@@ -116,7 +116,7 @@ def resolve_cluster(
         )
     runtime, _ = setting("container_runtime")
     mig_strategy, _ = setting("mig", "strategy")
-    operator = _resolve_operator(spec, here, defaults, report, setting)
+    operator = _resolve_operator(report, setting)
     delivery = _resolve_delivery(report, setting)
     if operator is None:
         return None
@@ -253,9 +253,14 @@ def _resolve_delivery(report: Report, setting: Any) -> Delivery:
     return Delivery(tuple(t for t in WRAP_TARGETS if t in wanted), argocd, flux)
 
 
+@functools.cache
 def _alias(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
+
+
+# (alias in the file, attribute) of every sharing option, in the model's field order.
+_SHARING_ATTRIBUTES = tuple((_alias(name), name) for name in intent.SharingPolicy.model_fields)
 
 
 def _matches(pattern: str, value: str) -> bool:
@@ -264,13 +269,7 @@ def _matches(pattern: str, value: str) -> bool:
     return re.match(pattern, value) is not None
 
 
-def _resolve_operator(
-    spec: intent.Cluster,
-    here: PathKey,
-    defaults: intent.ClusterSettings | None,
-    report: Report,
-    setting: Any,
-) -> OperatorConfig | None:
+def _resolve_operator(report: Report, setting: Any) -> OperatorConfig | None:
     version_text, version_path = setting("operator", "version")
     release = NEWEST_OPERATOR
     if version_text is not None:
@@ -402,22 +401,7 @@ def _resolve_sharing(
     merged: dict[str, Any] = {}
     origin: dict[str, PathKey] = {}
     for policy, path in reversed(levels):
-        values = {
-            alias: getattr(policy, name)
-            for alias, name in zip(
-                SHARING_FIELDS,
-                (
-                    "strategy",
-                    "replicas",
-                    "rename_by_default",
-                    "fail_requests_greater_than_one",
-                    "layout",
-                    "config",
-                ),
-                strict=True,
-            )
-            if getattr(policy, name) is not None
-        }
+        values = {alias: value for alias, name in _SHARING_ATTRIBUTES if (value := getattr(policy, name)) is not None}
         if "strategy" in values and "strategy" in merged and merged["strategy"] != values["strategy"]:
             # A different strategy starts over: options of the strategy it replaces do not carry over.
             merged, origin = {}, {}

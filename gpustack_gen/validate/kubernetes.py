@@ -121,8 +121,9 @@ def select_schema_version(kubernetes: str, available: tuple[MinorVersion, ...] |
     return candidates[-1] if candidates else versions[0]
 
 
+@functools.cache
 def schema_dir_for(kubernetes: str) -> Path:
-    """The strict schema folder used for a cluster of version ``kubernetes``."""
+    """The strict schema folder used for a cluster of version ``kubernetes`` (one choice per version)."""
     major, minor = select_schema_version(kubernetes)
     return _schemas_root() / f"v{major}.{minor}.0-local-strict"
 

@@ -34,7 +34,6 @@ __all__ = [
     "KeyDoc",
     "OperatorSchemaKind",
     "check_operator_keys",
-    "gate_of",
     "gates_for",
     "operator_schema",
     "operator_validator",
@@ -133,11 +132,6 @@ def gates_for(kind: OperatorSchemaKind) -> tuple[KeyGate, ...]:
     if kind == "clusterpolicy-spec":
         return CLUSTERPOLICY_SPEC_KEYS
     raise ValueError(f"unknown operator schema kind {kind!r}; expected one of {', '.join(OPERATOR_SCHEMA_KINDS)}")
-
-
-def gate_of(kind: OperatorSchemaKind, path: str) -> KeyGate | None:
-    """The gate of leaf key ``path`` (``"cdi.default"``) in ``kind``'s table, if it has one."""
-    return next((gate for gate in gates_for(kind) if gate.path == path), None)
 
 
 def _doc(path: str) -> KeyDoc:
