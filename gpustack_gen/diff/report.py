@@ -64,6 +64,7 @@ import json
 import re
 from typing import Any
 
+from ..emit.annotations import workflow_command
 from .result import Change, ClusterDiff, DiffResult, FileDiff, Level, Status
 
 NO_CHANGES = "no changes"
@@ -228,23 +229,11 @@ def render_markdown(result: DiffResult, template: str = "diff.md.j2") -> str:
 _ANNOTATION = {Level.ERROR: "error", Level.DISRUPTIVE: "warning", Level.RESTART: "warning", Level.NONE: "notice"}
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def render_github(result: DiffResult, file: str | None = None) -> str:
     """GitHub Actions workflow commands: ``::error``/``::warning``/``::notice`` per finding, on ``file``."""
 
     def annotation(kind: str, title: str, message: str) -> str:
-        props = []
-        if file:
-            props.append(f"file={_escape_property(file)}")
-        props.append(f"title={_escape_property(title)}")
-        return f"::{kind} {','.join(props)}::{_escape_data(message)}"
+        return workflow_command(kind, message, file=file, title=title)
 
     if result.empty:
         return annotation("notice", "gpustack-gen diff", NO_CHANGES) + "\n"

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..emit.annotations import workflow_command
 from ..errors import Problem, Severity
 from ..versions import NEWEST_OPERATOR, OperatorVersion
 from .detect import LINTED_KINDS, DocumentKind, detect
@@ -191,14 +192,6 @@ def summary(report: LintReport) -> str:
     return text
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def format_report(report: LintReport, output_format: str) -> str:
     """The report as ``text`` (file:line:col lines and a summary), ``json`` or ``github`` (workflow commands)."""
     import json
@@ -216,13 +209,11 @@ def format_report(report: LintReport, output_format: str) -> str:
     lines: list[str] = []
     if output_format == "github":
         for p in report.problems:
-            props = [f"file={_escape_property(p.file)}"]
-            if p.line:
-                props += [f"line={p.line}", f"col={p.column}"]
             title = f"gpustack-gen lint: {p.path}" if p.path else "gpustack-gen lint"
-            props.append(f"title={_escape_property(title)}")
             message = p.message + (f" (hint: {p.hint})" if p.hint else "")
-            lines.append(f"::{p.severity.value} {','.join(props)}::{_escape_data(message)}")
+            lines.append(
+                workflow_command(p.severity.value, message, file=p.file, line=p.line, column=p.column, title=title)
+            )
         return "".join(line + "\n" for line in lines)
     if output_format != "text":
         raise ValueError(f"unknown output format {output_format!r}; expected text, json or github")
