@@ -20,14 +20,9 @@ from typing import Any
 
 from ..model.fleet import WRAP_TARGETS, Cluster
 from .artifact import MANAGED_BY, Artifact
-from .operator import operator_settings
+from .operator import CHART, HELM_REPOSITORY, HELM_REPOSITORY_NAME, RELEASE_NAME, VALUES_FILE, operator_settings
 from .plan import ClusterPlan
 
-CHART = "gpu-operator"
-HELM_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
-HELM_REPOSITORY_NAME = "nvidia"
-RELEASE_NAME = "gpu-operator"
-VALUES_FILE = "gpu-operator-values.yaml"
 ARGOCD_FILE = "argocd-application.yaml"
 FLUX_FILE = "flux-helmrelease.yaml"
 HELMFILE_FILE = "helmfile.yaml"

@@ -10,6 +10,21 @@ from .artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP, Artifact
 from .plan import WHOLE_GPU_KEY, ClusterPlan
 
 MPS_ROOT = "/run/nvidia/mps"
+CHART = "gpu-operator"
+HELM_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
+HELM_REPOSITORY_NAME = "nvidia"
+RELEASE_NAME = "gpu-operator"
+VALUES_FILE = "gpu-operator-values.yaml"
+
+
+def helm_upgrade_command(cluster: Cluster, values_path: str = VALUES_FILE, *, create_namespace: bool = False) -> str:
+    """The ``helm upgrade --install`` that installs the pinned chart with the cluster's values file."""
+    operator = cluster.operator
+    return (
+        f"helm upgrade --install {RELEASE_NAME} {HELM_REPOSITORY_NAME}/{CHART} --namespace {operator.namespace} "
+        + ("--create-namespace " if create_namespace else "")
+        + f"--version {operator.release.version} --values {values_path}"
+    )
 
 
 def operator_settings(cluster: Cluster, plan: ClusterPlan) -> dict[str, Any]:
@@ -39,15 +54,14 @@ def operator_settings(cluster: Cluster, plan: ClusterPlan) -> dict[str, Any]:
 def helm_values(cluster: Cluster, plan: ClusterPlan) -> Artifact:
     operator = cluster.operator
     return Artifact(
-        "gpu-operator-values.yaml",
+        VALUES_FILE,
         "helm-values",
         (operator_settings(cluster, plan),),
         (
-            f"Values for chart nvidia/gpu-operator {operator.release.version}. Create the namespace and the",
+            f"Values for chart {HELM_REPOSITORY_NAME}/{CHART} {operator.release.version}. Create the namespace and the",
             "ConfigMaps first (kubectl apply -k .), then:",
-            "helm repo add nvidia https://helm.ngc.nvidia.com/nvidia && helm repo update",
-            f"helm upgrade --install gpu-operator nvidia/gpu-operator --namespace {operator.namespace} "
-            f"--version {operator.release.version} --values gpu-operator-values.yaml",
+            f"helm repo add {HELM_REPOSITORY_NAME} {HELM_REPOSITORY} && helm repo update",
+            helm_upgrade_command(cluster),
         ),
     )
 

@@ -30,6 +30,7 @@ from collections.abc import Iterable
 
 from ..compile.artifact import DEVICE_PLUGIN_DAEMONSET, MPS_DAEMONSET
 from ..compile.nodes import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, pool_labels
+from ..compile.operator import VALUES_FILE, helm_upgrade_command
 from ..compile.plan import ClusterPlan, plan_cluster
 from ..compile.workloads import workload_values
 from ..model.fleet import Cluster, Pool
@@ -130,12 +131,8 @@ def _capacity_errors(cluster: Cluster) -> list[Finding]:
 # --- cluster-level rules ------------------------------------------------------------------------
 
 
-def _helm_upgrade(cluster: Cluster) -> str:
-    operator = cluster.operator
-    return (
-        f"helm upgrade --install gpu-operator nvidia/gpu-operator --namespace {operator.namespace} "
-        f"--create-namespace --version {operator.release.version} --values {cluster.name}/gpu-operator-values.yaml"
-    )
+def _helm_upgrade_in_folder(cluster: Cluster) -> str:
+    return helm_upgrade_command(cluster, f"{cluster.name}/{VALUES_FILE}", create_namespace=True)
 
 
 def _cluster_added(cluster: Cluster) -> Finding:
@@ -146,7 +143,7 @@ def _cluster_added(cluster: Cluster) -> Finding:
         f"{cluster.operator.release.version} and label its node groups",
         None,
         tuple(pool.name for pool in cluster.pools),
-        (f"kubectl apply -k {cluster.name}/", _helm_upgrade(cluster)),
+        (f"kubectl apply -k {cluster.name}/", _helm_upgrade_in_folder(cluster)),
     )
 
 
@@ -205,7 +202,7 @@ def _gpu_nodes(cluster: Cluster) -> str:
 def _operator_rules(old: Cluster, new: Cluster) -> list[Finding]:
     before, after = old.operator, new.operator
     findings = []
-    helm = _helm_upgrade(new)
+    helm = _helm_upgrade_in_folder(new)
     ns = after.namespace
     release_changed = before.release.version != after.release.version
     driver_changes = []

@@ -24,8 +24,8 @@ from ruamel.yaml import YAML
 from gpustack_gen import FleetError, InternalError, load_fleet, render
 from gpustack_gen.cli import main
 from gpustack_gen.compile import compile_cluster
-from gpustack_gen.compile.gitops import HELM_REPOSITORY, ignored_clusterpolicy_fields
-from gpustack_gen.compile.operator import operator_settings
+from gpustack_gen.compile.gitops import ignored_clusterpolicy_fields
+from gpustack_gen.compile.operator import HELM_REPOSITORY, operator_settings
 from gpustack_gen.compile.plan import plan_cluster
 from gpustack_gen.model import Cluster
 from gpustack_gen.validate.artifacts import validate_artifacts
