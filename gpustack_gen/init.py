@@ -18,13 +18,13 @@ from .catalog import builtin_mig_config, get_gpu, suggest_gpus
 from .errors import OutputError
 from .model.intent import fleet_json_schema
 from .model.names import dns_label_hint, explain_dns_label
+from .templates import template_dirs
 from .versions import NEWEST_OPERATOR, get_operator_version, operator_version_names
 
 TEMPLATE = "init-fleet.yaml.j2"
 DEFAULT_CLUSTER = "gpu-cluster"
 DEFAULT_GPU = "tesla-t4"
 DEFAULT_KUBERNETES = "1.31.0"
-_PACKAGE = Path(__file__).resolve().parent
 
 __all__ = ["InitError", "init_fleet_text"]
 
@@ -48,8 +48,7 @@ class _Pool:
 
 
 def _template_dirs() -> list[Path]:
-    candidates = [_PACKAGE / "_data" / "templates", _PACKAGE.parent / "templates"]
-    return [c for c in candidates if (c / TEMPLATE).is_file()]
+    return [folder for folder in template_dirs() if (folder / TEMPLATE).is_file()]
 
 
 @cache

@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import OutputError
+from ..templates import template_dirs
 
 if TYPE_CHECKING:
     from jinja2 import Environment
-
-_PACKAGE = Path(__file__).resolve().parent.parent
-
-
-def template_dirs() -> list[Path]:
-    """Where templates are looked up, in order; only folders that exist."""
-    candidates = [_PACKAGE / "_data" / "templates", _PACKAGE.parent / "templates"]
-    return [path for path in candidates if path.is_dir()]
 
 
 @cache
@@ -27,7 +19,7 @@ def environment() -> Environment:
 
     dirs = template_dirs()
     if not dirs:
-        raise OutputError(f"no templates folder found (looked in {_PACKAGE / '_data' / 'templates'} and templates/)")
+        raise OutputError("no templates folder found (looked in gpustack_gen/_data/templates and templates/)")
     return Environment(
         loader=FileSystemLoader([str(d) for d in dirs]),
         autoescape=True,

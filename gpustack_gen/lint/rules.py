@@ -22,13 +22,12 @@ beyond the schemas come from what users trip over (``../shared/research/gpu-oper
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import Problem, Severity
-from ..model.names import LABEL_VALUE
+from ..model.names import explain_label_value
 from ..validate.device_plugin import check_device_plugin_config
 from ..validate.findings import SchemaFinding, format_path
 from ..validate.kubernetes import check_kubernetes_object, check_workload_fragment
@@ -43,7 +42,6 @@ __all__ = ["LintOptions", "Reporter", "lint_document"]
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
-_LABEL_VALUE = re.compile(LABEL_VALUE)
 _STRATEGIES = ("timeSlicing", "mps")
 
 # Mappings whose keys the GPU Operator knows completely: unknown keys there get "did you mean".
@@ -246,7 +244,7 @@ def mig_parted_config(config: Mapping[str, Any], source: Source, prefix: str, r:
     configs = config.get("mig-configs")
     if isinstance(configs, Mapping):
         for name in configs:
-            if isinstance(name, str) and not (len(name) <= 63 and _LABEL_VALUE.match(name)):
+            if isinstance(name, str) and explain_label_value(name) is not None:
                 r.add(
                     source,
                     prefix,
@@ -304,7 +302,7 @@ def configmap(doc: Mapping[str, Any], kind: DocumentKind, source: Source, r: Rep
     if kind == "device-plugin-configmap":
         for key in data:
             path = format_path(["data", key])
-            if isinstance(key, str) and not (len(key) <= 63 and _LABEL_VALUE.match(key)):
+            if isinstance(key, str) and explain_label_value(key) is not None:
                 r.add(
                     source,
                     "",
