@@ -25,22 +25,22 @@ def compile_cluster(cluster: Cluster, wrap: tuple[str, ...] = ()) -> list[Artifa
     from .namespace import namespace_object
     from .nodes import node_labels
     from .operator import clusterpolicy_patch, helm_values
-    from .plan import plan_cluster
+    from .config_names import config_names
     from .workloads import workload_fragment
 
-    plan = plan_cluster(cluster)
+    names = config_names(cluster)
     objects = [
-        a for a in (device_plugin_configmap(cluster, plan), mig_parted_configmap(cluster, plan)) if a is not None
+        a for a in (device_plugin_configmap(cluster, names), mig_parted_configmap(cluster, names)) if a is not None
     ]
     targets = wrap_targets(cluster, wrap)
     objects.insert(0, namespace_object(cluster, targets))
-    wrappers = delivery_artifacts(cluster, plan, targets, objects)
+    wrappers = delivery_artifacts(cluster, names, targets, objects)
     listed = objects + [a for a in wrappers if a.kind in KUBERNETES_KINDS]
     artifacts = [
-        helm_values(cluster, plan),
-        clusterpolicy_patch(cluster, plan),
+        helm_values(cluster, names),
+        clusterpolicy_patch(cluster, names),
         *objects,
-        node_labels(cluster, plan),
+        node_labels(cluster, names),
         capacity(cluster),
         wrapped_kustomization(kustomization(listed), targets),
         *wrappers,

@@ -8,7 +8,7 @@ from ..catalog import (
     place_layout,
     suggest_profiles,
 )
-from .fleet import Cluster, Pool, Workload
+from .fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool, Workload
 from .resolve import ClusterOrigin, PoolOrigin, Report
 from .source import PathKey
 
@@ -36,6 +36,27 @@ def check_cluster(cluster: Cluster, origin: ClusterOrigin, report: Report) -> No
         if report.error_count() > before or (pool.sharing.strategy == "mig" and not pool.mig_devices()):
             broken.add(pool.name)
     _check_workloads(cluster, origin, report, broken)
+    _check_retired(cluster, origin, report)
+
+
+def _check_retired(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+    """Retired device-plugin keys must not shadow live ones; retired MIG configs must be valid for their GPU."""
+    live = {DEFAULT_DEVICE_PLUGIN_KEY, *(pool.name for pool in cluster.pools)}
+    base = (*origin.path, "retired")
+    for key, _ in cluster.retired.device_plugin_configs:
+        if key in live:
+            what = "the default config of unlabelled nodes" if key == DEFAULT_DEVICE_PLUGIN_KEY else f"pool {key!r}'s"
+            report.error(
+                (*base, "devicePluginConfigs", key),
+                f"{key!r} is a live device-plugin key ({what} config), so it cannot be retired",
+                "remove this entry: the ConfigMap already holds the key",
+                key=True,
+            )
+    for index, entry in enumerate(cluster.retired.mig_configs):
+        path = (*base, "migConfigs", index)
+        pool = Pool(f"retired-{index}", entry.gpu, 0, 1, (), (), entry.sharing)
+        pool_origin = PoolOrigin(path, {"layout": (*path, "layout"), "config": (*path, "config")}, path)
+        _check_pool_sharing(cluster, pool, pool_origin, report)
 
 
 def _check_unique_pools(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
@@ -44,6 +65,13 @@ def _check_unique_pools(cluster: Cluster, origin: ClusterOrigin, report: Report)
     for pool, path in zip(cluster.pools, origin.pool_paths, strict=True):
         index = path[-1]
         assert isinstance(index, int)
+        if pool.name == DEFAULT_DEVICE_PLUGIN_KEY:
+            report.error(
+                (*path, "name"),
+                f"pool name {DEFAULT_DEVICE_PLUGIN_KEY!r} is reserved: it names the device-plugin config of GPU nodes "
+                "without the nvidia.com/device-plugin.config label (as in NVIDIA's time-slicing documentation)",
+                "choose another name, such as gpu or default-pool",
+            )
         if pool.name in seen:
             report.error(
                 (*path, "name"),

@@ -65,6 +65,19 @@ class Sharing:
     def is_shared(self) -> bool:
         return self.strategy in ("time-slicing", "mps")
 
+    def describe(self) -> str:
+        """``time-slicing, 4 per GPU``: how a reader names the policy in messages and file notes."""
+        if self.strategy == "none":
+            return "whole GPUs"
+        if self.strategy == "mig":
+            if self.mig_config:
+                return f"MIG {self.mig_config}"
+            return "MIG " + ", ".join(name if count == 1 else f"{name} x{count}" for name, count in self.mig_layout)
+        text = f"{'MPS' if self.strategy == 'mps' else self.strategy}, {self.replicas} per GPU"
+        if self.rename_by_default:
+            text += f" as {RESOURCE_GPU_SHARED}"
+        return text
+
 
 @dataclass(frozen=True, slots=True)
 class Taint:
@@ -128,6 +141,16 @@ class Pool:
 
 
 @dataclass(frozen=True, slots=True)
+class HelmRelease:
+    """The Helm release that deploys a workload; paths are relative to the fleet file."""
+
+    release: str
+    chart: str
+    version: str | None = None
+    values_files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Workload:
     name: str
     namespace: str
@@ -137,6 +160,7 @@ class Workload:
     mig_profile: str | None
     cpu: str | None
     memory: str | None
+    helm: HelmRelease | None = None
 
     @property
     def file_stem(self) -> str:
@@ -153,6 +177,8 @@ class OperatorConfig:
     driver_enabled: bool
     driver_version: str | None
     toolkit_enabled: bool
+    install: str = "helm"  # helm | external (installed by something else: only its ClusterPolicy is patched)
+    values_files: tuple[str, ...] = ()  # the user's own values for the release, relative to the fleet file
 
     @property
     def mps_fail_requests_configurable(self) -> bool:
@@ -192,6 +218,32 @@ class Delivery:
 
 
 @dataclass(frozen=True, slots=True)
+class RetiredMigConfig:
+    """A MIG config the mig-parted ConfigMap keeps for nodes still labelled with it."""
+
+    gpu: GpuModel
+    sharing: Sharing  # strategy mig, with a layout or a built-in config
+
+
+@dataclass(frozen=True, slots=True)
+class Retired:
+    """Configs kept after the fleet stopped using them, until no node carries their label (see ``plan``)."""
+
+    device_plugin_configs: tuple[tuple[str, Sharing], ...] = ()  # ConfigMap key -> the policy it held
+    mig_configs: tuple[RetiredMigConfig, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.device_plugin_configs or self.mig_configs)
+
+
+# The device-plugin ConfigMap key of GPU nodes without the nvidia.com/device-plugin.config label
+# (devicePlugin.config.default); NVIDIA's time-slicing documentation names it "any". Pools are keyed by name.
+DEFAULT_DEVICE_PLUGIN_KEY = "any"
+DEFAULT_SHARING_AUTO = "auto"
+DEFAULT_SHARING_NONE = "none"
+
+
+@dataclass(frozen=True, slots=True)
 class Cluster:
     name: str
     kubernetes: str
@@ -201,6 +253,8 @@ class Cluster:
     pools: tuple[Pool, ...]
     workloads: tuple[Workload, ...]
     delivery: Delivery = Delivery()
+    default_sharing: str = DEFAULT_SHARING_AUTO  # auto | none | a pool name: what nodes without the label get
+    retired: Retired = Retired()
 
     def pool(self, name: str) -> Pool | None:
         return next((p for p in self.pools if p.name == name), None)
