@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import shlex
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -17,12 +18,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from . import __version__
+from .errors import ExitCode
 
 if TYPE_CHECKING:
+    from .diff import Side
     from .errors import Problem
     from .model import Fleet
 
-EXIT_OK, EXIT_DIFFERS, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
+# The --format choices, kept in step with the report tables by a test (importing them here would load the
+# reports, and their templates, for every command).
+_DIFF_FORMATS = ("text", "markdown", "json", "github")
+_PLAN_FORMATS = ("text", "markdown", "json")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -46,10 +52,10 @@ def _handle_errors(command: F) -> F:
             _print_problems(exc.problems)
             errors = len(exc.errors)
             click.echo(f"{errors} error{'s' if errors != 1 else ''}; nothing was written.", err=True)
-            sys.exit(EXIT_INVALID)
+            sys.exit(ExitCode.INVALID)
         except OutputError as exc:
             click.echo(f"error: {exc}", err=True)
-            sys.exit(EXIT_INVALID)
+            sys.exit(ExitCode.INVALID)
         except InternalError as exc:
             if debug:
                 traceback.print_exc()
@@ -58,7 +64,7 @@ def _handle_errors(command: F) -> F:
                 "nothing was written. This is a bug: please report this, with the output of --debug.",
                 err=True,
             )
-            sys.exit(EXIT_INTERNAL)
+            sys.exit(ExitCode.INTERNAL)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit):
             raise
         except Exception as exc:
@@ -69,7 +75,7 @@ def _handle_errors(command: F) -> F:
                 "This is a bug: please report this, with the output of --debug.",
                 err=True,
             )
-            sys.exit(EXIT_INTERNAL)
+            sys.exit(ExitCode.INTERNAL)
 
     return wrapper  # type: ignore[return-value]
 
@@ -136,7 +142,7 @@ def render(fleet: str, out_dir: str, clusters: tuple[str, ...], check: bool, wra
             for path in paths:
                 click.echo(f"{label}: {Path(out_dir) / path}")
         click.echo(f"{out_dir} is not up to date: run gpustack-gen render {fleet} --out {out_dir}", err=True)
-        sys.exit(EXIT_DIFFERS)
+        sys.exit(ExitCode.DIFFERS)
     summary = bundle.write(
         out_dir,
         on_wait=lambda: click.echo(f"waiting for another gpustack-gen render into {out_dir} to finish...", err=True),
@@ -238,16 +244,47 @@ def gpus(gpu: str | None) -> None:
     click.echo(f"built-in configs: {', '.join(builtin_mig_config_names(found))}")
 
 
+def _change_sides(sides: tuple[str, ...], base_ref: str | None) -> tuple[Side, Side]:
+    """OLD and NEW of ``diff`` and ``plan``; bad sides exit 2 with one line."""
+    from .diff import DiffInputError, DiffUsageError, read_sides
+
+    try:
+        return read_sides(sides, base_ref, _load)
+    except DiffUsageError as exc:
+        raise click.UsageError(str(exc)) from None
+    except DiffInputError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(ExitCode.INVALID)
+
+
+def _plan_command(sides: tuple[str, ...], base_ref: str | None) -> str:
+    words = ["gpustack-gen", "plan", *(["--base", base_ref] if base_ref is not None else []), *sides]
+    return shlex.join(words)
+
+
+def _change_arguments(base_help: str, formats: tuple[str, ...], format_help: str) -> Callable[[F], F]:
+    """OLD [NEW], --base REF and --format, as ``diff`` and ``plan`` take them."""
+
+    def decorate(command: F) -> F:
+        command = click.option(
+            "--format",
+            "output_format",
+            type=click.Choice(formats),
+            default="text",
+            show_default=True,
+            help=format_help,
+        )(command)
+        command = click.option("--base", "base_ref", metavar="REF", help=base_help)(command)
+        return click.argument("sides", nargs=-1, required=True, metavar="OLD [NEW]")(command)
+
+    return decorate
+
+
 @main.command()
-@click.argument("sides", nargs=-1, required=True, metavar="OLD [NEW]")
-@click.option("--base", "base_ref", metavar="REF", help="Compare FLEET as committed at git REF with the working file.")
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "markdown", "json", "github"]),
-    default="text",
-    show_default=True,
-    help="text (coloured on a terminal), markdown (a PR comment), json (stable), github (annotations).",
+@_change_arguments(
+    "Compare FLEET as committed at git REF with the working file.",
+    _DIFF_FORMATS,
+    "text (coloured on a terminal), markdown (a PR comment), json (stable), github (annotations).",
 )
 @click.option("--exit-code", is_flag=True, help="Exit 1 when anything differs, 0 when nothing does.")
 @_handle_errors
@@ -255,6 +292,7 @@ def diff(sides: tuple[str, ...], base_ref: str | None, output_format: str, exit_
     """Show what changes from OLD to NEW: artifacts, capacity per pool, and what the rollout disrupts.
 
     OLD and NEW are fleet files or rendered folders (capacity and impact need fleet files).
+    `gpustack-gen plan` with the same arguments gives the steps in order.
 
     \b
     gpustack-gen diff old/fleet.yaml fleet.yaml
@@ -262,36 +300,71 @@ def diff(sides: tuple[str, ...], base_ref: str | None, output_format: str, exit_
     """
     import os
 
-    from .diff import DiffInputError, Side, diff_sides, fleet_at_ref, read_side
-    from .diff.report import render_github, render_json, render_markdown, render_text
+    from .diff import DiffInputError, diff_sides
+    from .diff.report import DIFF_REPORTS, ReportContext
 
+    old, new = _change_sides(sides, base_ref)
     try:
-        if base_ref is not None:
-            if len(sides) != 1:
-                raise click.UsageError("with --base REF, give one FLEET file")
-            if not Path(sides[0]).is_file():
-                raise DiffInputError(f"{sides[0]}: no such fleet file")
-            old = fleet_at_ref(base_ref, sides[0])
-            new = Side.of_fleet(_load(sides[0]), sides[0], sides[0])
-        else:
-            if len(sides) != 2:
-                raise click.UsageError("give OLD and NEW, or --base REF FLEET")
-            old = read_side(sides[0])  # its warnings are the past's; only NEW's are printed
-            new = read_side(sides[1], _load)
         result = diff_sides(old, new)
     except DiffInputError as exc:
         click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_INVALID)
-    if output_format == "json":
-        click.echo(render_json(result), nl=False)
-    elif output_format == "markdown":
-        click.echo(render_markdown(result), nl=False)
-    elif output_format == "github":
-        click.echo(render_github(result, new.path), nl=False)
-    else:
-        click.echo(render_text(result, color="NO_COLOR" not in os.environ), nl=False)
+        sys.exit(ExitCode.INVALID)
+    context = ReportContext(
+        color=output_format == "text" and "NO_COLOR" not in os.environ,
+        annotation_file=new.path,
+        plan_command=_plan_command(sides, base_ref),
+    )
+    click.echo(DIFF_REPORTS[output_format](result, context), nl=False)
     if exit_code and not result.empty:
-        sys.exit(EXIT_DIFFERS)
+        sys.exit(ExitCode.DIFFERS)
+
+
+@main.command()
+@_change_arguments(
+    "Plan from FLEET as committed at git REF to the working file.",
+    _PLAN_FORMATS,
+    "text (a runbook), markdown (a PR comment), json (stable, documented in the README).",
+)
+@click.option(
+    "--rendered",
+    default="rendered",
+    show_default=True,
+    help="The folder `gpustack-gen render NEW --out` wrote into, relative to where you run the commands.",
+)
+@click.option("--cluster", "clusters", multiple=True, help="Only this cluster (repeatable).")
+@_handle_errors
+def plan(
+    sides: tuple[str, ...], base_ref: str | None, rendered: str, clusters: tuple[str, ...], output_format: str
+) -> None:
+    """Print the ordered rollout of the change from OLD to NEW, per cluster: each step's command, check and reason.
+
+    Exit 0 with the plan; 1 when a cluster's change cannot be rolled out as written (the errors say what
+    to add); 2 on bad input.
+
+    \b
+    gpustack-gen plan old/fleet.yaml fleet.yaml
+    gpustack-gen plan --base origin/main fleet.yaml --rendered rendered --format markdown
+    """
+    import os
+
+    from .diff import DiffInputError
+    from .plan import plan_sides
+    from .plan.report import PLAN_REPORTS, ReportContext
+
+    old, new = _change_sides(sides, base_ref)
+    unknown = sorted(set(clusters) - {c.name for side in (old, new) if side.fleet for c in side.fleet.clusters})
+    if unknown:
+        raise click.BadParameter(f"no cluster named {', '.join(unknown)} in either fleet", param_hint="--cluster")
+    fleet_dir = Path(os.path.relpath(Path(new.path or ".").parent)).as_posix()
+    try:
+        result = plan_sides(old, new, rendered=rendered, fleet_dir=fleet_dir, clusters=clusters or None)
+    except DiffInputError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(ExitCode.INVALID)
+    render = shlex.join(["gpustack-gen", "render", new.path or sides[-1], "--out", rendered])
+    context = ReportContext(color=output_format == "text" and "NO_COLOR" not in os.environ, render_command=render)
+    click.echo(PLAN_REPORTS[output_format](result, context), nl=False)
+    sys.exit(result.exit_code)
 
 
 @main.command()
@@ -471,5 +544,5 @@ def import_command(
         click.echo(f"would change: {line}", err=True)
     if report.differences:
         click.echo(f"round trip: {len(report.differences)} differences in what the fleet model owns", err=True)
-        sys.exit(EXIT_DIFFERS)
+        sys.exit(ExitCode.DIFFERS)
     click.echo("round trip: rendering the imported fleet changes nothing the fleet model owns", err=True)

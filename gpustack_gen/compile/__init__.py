@@ -19,13 +19,13 @@ def compile_cluster(cluster: Cluster, wrap: tuple[str, ...] = ()) -> list[Artifa
     """
     # Imported here so that ``compile.artifact`` (the data types the emitter and diff need) stays light.
     from .capacity import capacity
+    from .config_names import config_names
     from .configmaps import device_plugin_configmap, mig_parted_configmap
     from .gitops import KUBERNETES_KINDS, delivery_artifacts, wrap_targets, wrapped_kustomization
     from .kustomization import kustomization
     from .namespace import namespace_object
     from .nodes import node_labels
     from .operator import clusterpolicy_patch, helm_values
-    from .config_names import config_names
     from .workloads import workload_fragment
 
     names = config_names(cluster)

@@ -52,6 +52,14 @@ class ConfigNames:
     custom_mig_names: dict[MigLayout, str]  # custom per-GPU layout -> mig-parted config name
     retired_mig_configs: tuple[str, ...]  # names kept only for nodes that may still carry them
 
+    def default_text(self, cluster: Cluster) -> str:
+        """What ``any`` holds, in words that change only when the choice does (not with every replicas edit)."""
+        if self.default_from is None:
+            return "whole GPUs"
+        if cluster.default_sharing == DEFAULT_SHARING_AUTO:
+            return "the config all the cluster's pools share"
+        return f"the config of pool {self.default_from}"
+
     @property
     def uses_mps(self) -> bool:
         """MPS needs its control daemon restarted with the plugin, and its root set on the ClusterPolicy."""
@@ -103,7 +111,9 @@ def config_names(cluster: Cluster) -> ConfigNames:
             devices = sharing.mig_layout or _builtin_devices(gpu, name)
             if (gpu, devices) not in users:
                 users.append((gpu, devices))
-    ordered = {name: tuple(mig[name]) for name in sorted(mig, key=lambda n: (n != ALL_DISABLED, n in custom.values(), n))}
+    ordered = {
+        name: tuple(mig[name]) for name in sorted(mig, key=lambda n: (n != ALL_DISABLED, n in custom.values(), n))
+    }
     retired_names = tuple(name for name in ordered if name != ALL_DISABLED and name not in live)
     default = default_policy if default_policy.is_shared else WHOLE_GPUS
     return ConfigNames(keys, configs, default_from, default, retired_keys, ordered, custom, retired_names)

@@ -33,7 +33,7 @@ def device_plugin_configmap(cluster: Cluster, names: ConfigNames) -> Artifact:
     restarts = [f"kubectl rollout restart -n {namespace} {' '.join(device_plugin_daemonsets(names.uses_mps))}"]
     notes = [
         f"One key per pool, named after it (its nodes' {DEVICE_PLUGIN_LABEL} label), and {DEFAULT_DEVICE_PLUGIN_KEY}:",
-        f"what GPU nodes without the label get, here {names.default_sharing.describe()}.",
+        f"what GPU nodes without the label get, here {names.default_text(cluster)}.",
     ]
     if names.retired_device_plugin_keys:
         notes.append(
@@ -91,8 +91,6 @@ def mig_parted_configmap(cluster: Cluster, names: ConfigNames) -> Artifact | Non
         "the GPUs of its nodes: drain them first (gpustack-gen plan gives the order).",
     ]
     if names.retired_mig_configs:
-        notes.append(
-            f"Retired configs kept while nodes may still carry them: {', '.join(names.retired_mig_configs)};"
-        )
+        notes.append(f"Retired configs kept while nodes may still carry them: {', '.join(names.retired_mig_configs)};")
         notes.append("drop them from the fleet's retired list once no node is labelled with them.")
     return Artifact("mig-parted-config.yaml", "mig-parted-configmap", (document,), tuple(notes))

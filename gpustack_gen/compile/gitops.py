@@ -20,8 +20,8 @@ from typing import Any
 
 from ..model.fleet import WRAP_TARGETS, Cluster
 from .artifact import MANAGED_BY, Artifact
-from .operator import CHART, HELM_REPOSITORY, HELM_REPOSITORY_NAME, RELEASE_NAME, VALUES_FILE, operator_settings
 from .config_names import ConfigNames
+from .operator import CHART, HELM_REPOSITORY, HELM_REPOSITORY_NAME, RELEASE_NAME, VALUES_FILE, operator_settings
 
 ARGOCD_FILE = "argocd-application.yaml"
 FLUX_FILE = "flux-helmrelease.yaml"

@@ -7,6 +7,8 @@ from typing import Any
 
 from ..model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool
 from ..versions import parse_version
+from .artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, Artifact
+from .config_names import ConfigNames
 
 # k8s-device-plugin v0.20.0 commit ab05acef5, "Fix race condition in config-manager when label is unset":
 # before it, an unlabelled node's config-manager could block in Get() forever (cmd/config-manager/main.go).
@@ -16,8 +18,6 @@ CONFIG_MANAGER_UNLABELLED_FIX = (0, 20, 0)
 def config_manager_handles_unlabelled_nodes(device_plugin: str) -> bool:
     parsed = parse_version(device_plugin)
     return parsed is not None and parsed >= CONFIG_MANAGER_UNLABELLED_FIX
-from .artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, Artifact
-from .config_names import ConfigNames
 
 
 def pool_labels(cluster: Cluster, names: ConfigNames) -> dict[str, dict[str, str]]:
@@ -57,7 +57,7 @@ def node_labels(cluster: Cluster, names: ConfigNames) -> Artifact:
         )
     notes = ["Labels each pool's nodes must carry. Set them in the node group template so new nodes get them."]
     notes.append(
-        f"A GPU node without {DEVICE_PLUGIN_LABEL} gets {DEFAULT_DEVICE_PLUGIN_KEY}: {names.default_sharing.describe()}."
+        f"A GPU node without {DEVICE_PLUGIN_LABEL} gets {DEFAULT_DEVICE_PLUGIN_KEY}: {names.default_text(cluster)}."
     )
     if not config_manager_handles_unlabelled_nodes(cluster.operator.release.device_plugin):
         notes.append(

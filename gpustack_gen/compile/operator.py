@@ -48,7 +48,9 @@ def helm_upgrade_command(
 
 def patch_command(patch_path: str = "clusterpolicy-patch.yaml") -> str:
     """The merge patch of an installed ClusterPolicy (Operators not installed with Helm)."""
-    return f"kubectl patch clusterpolicies.nvidia.com/cluster-policy --type merge --patch-file {shlex.quote(patch_path)}"
+    return (
+        f"kubectl patch clusterpolicies.nvidia.com/cluster-policy --type merge --patch-file {shlex.quote(patch_path)}"
+    )
 
 
 def operator_settings(cluster: Cluster, names: ConfigNames) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..catalog import GpuModel, get_gpu
-from ..compile.nodes import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
+from ..compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
 from ..model.names import explain_dns_label, suggest_dns_label
 from .inputs import NodeInput
 from .notes import CLUSTER, Todo, one_line, pool_place

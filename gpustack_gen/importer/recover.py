@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..catalog import GpuModel, builtin_mig_config, builtin_mig_config_names
-from ..compile.nodes import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
+from ..compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
 from ..compile.operator import MPS_ROOT
 from ..errors import FleetError, Problem
 from ..validate.operator_keys import VALUES_KEYS

@@ -25,8 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import GpuModel, builtin_mig_config, get_gpu
-from ..compile.artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP
-from ..compile.nodes import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
+from ..compile.artifact import DEVICE_PLUGIN_CONFIGMAP, DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, MIG_PARTED_CONFIGMAP
 from ..errors import FleetError
 from ..versions import OperatorVersion
 from .discover import PRODUCT_LABEL, base_product

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..catalog import (
     builtin_mig_config,
     builtin_mig_config_names,
@@ -52,11 +54,14 @@ def _check_retired(cluster: Cluster, origin: ClusterOrigin, report: Report) -> N
                 "remove this entry: the ConfigMap already holds the key",
                 key=True,
             )
+    # A retired config is what nodes carried under the old intent, maybe under another mig.strategy: only
+    # that it exists for its GPU and can be placed matters, not whether the cluster's strategy could serve it.
+    as_before = dataclasses.replace(cluster, mig_strategy="mixed")
     for index, entry in enumerate(cluster.retired.mig_configs):
         path = (*base, "migConfigs", index)
         pool = Pool(f"retired-{index}", entry.gpu, 0, 1, (), (), entry.sharing)
         pool_origin = PoolOrigin(path, {"layout": (*path, "layout"), "config": (*path, "config")}, path)
-        _check_pool_sharing(cluster, pool, pool_origin, report)
+        _check_pool_sharing(as_before, pool, pool_origin, report)
 
 
 def _check_unique_pools(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:

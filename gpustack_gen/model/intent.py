@@ -282,8 +282,13 @@ class WorkloadRelease(_Model):
     """The Helm release that deploys a workload, so that `plan` can print the command that redeploys it."""
 
     release: Annotated[str, Field(max_length=53, pattern=DNS1123_LABEL)] = Field(description="Helm release name.")
-    chart: str = Field(min_length=1, description="Chart reference as helm takes it: repo/name, oci://..., or a path relative to the fleet file.")
-    version: str | None = Field(default=None, min_length=1, description="Chart version (--version); default: whatever helm picks.")
+    chart: str = Field(
+        min_length=1,
+        description="Chart reference as helm takes it: repo/name, oci://..., or a local chart starting with ./ or ../ (relative to the fleet file).",
+    )
+    version: str | None = Field(
+        default=None, min_length=1, description="Chart version (--version); default: whatever helm picks."
+    )
     values_files: list[Annotated[str, Field(min_length=1)]] | None = Field(
         default=None,
         description="The release's own values files, relative to the fleet file; passed before the workload's fragment.",
@@ -307,7 +312,8 @@ class Workload(_Model):
     cpu: Quantity | None = Field(default=None, description="CPU request as a Kubernetes quantity, e.g. 300m or 2.")
     memory: Quantity | None = Field(default=None, description="Memory request as a Kubernetes quantity, e.g. 3Gi.")
     helm: WorkloadRelease | None = Field(
-        default=None, description="The Helm release that deploys the workload (optional; makes plan's redeploy commands runnable)."
+        default=None,
+        description="The Helm release that deploys the workload (optional; makes plan's redeploy commands runnable).",
     )
 
 
@@ -417,7 +423,9 @@ class DeliverySettings(_Model):
 class RetiredMigConfig(_Model):
     """A MIG config nodes may still be labelled with while a rollout moves them to another one."""
 
-    gpu: str = Field(min_length=1, description="GPU model the config was for: a catalog id or an nvidia.com/gpu.product label value.")
+    gpu: str = Field(
+        min_length=1, description="GPU model the config was for: a catalog id or an nvidia.com/gpu.product label value."
+    )
     layout: dict[str, Annotated[int, Field(ge=1)]] | None = Field(
         default=None, min_length=1, description="The old MIG layout: profile -> instances per GPU."
     )
@@ -431,12 +439,15 @@ class RetiredConfigs(_Model):
     rollout is done (the plan of that change checks that no node still carries them).
     """
 
-    device_plugin_configs: dict[Annotated[str, Field(pattern=r"^[-._a-zA-Z0-9]+$", max_length=253)], SharingPolicy] | None = Field(
+    device_plugin_configs: (
+        dict[Annotated[str, Field(pattern=r"^[-._a-zA-Z0-9]+$", max_length=253)], SharingPolicy] | None
+    ) = Field(
         default=None,
         description="Device-plugin ConfigMap key -> the sharing policy it held (strategy none, time-slicing or mps).",
     )
     mig_configs: list[RetiredMigConfig] | None = Field(
-        default=None, description="MIG configs (GPU model and layout or built-in config) the mig-parted ConfigMap keeps."
+        default=None,
+        description="MIG configs (GPU model and layout or built-in config) the mig-parted ConfigMap keeps.",
     )
 
 

@@ -16,6 +16,8 @@ from ..errors import Problem, Severity
 from ..versions import NEWEST_OPERATOR, OPERATOR_VERSIONS, format_version, get_operator_version, operator_version_names
 from . import intent
 from .fleet import (
+    DEFAULT_SHARING_AUTO,
+    DEFAULT_SHARING_NONE,
     MPS_FAIL_REQUESTS_CONFIGURABLE_FROM,
     WRAP_TARGETS,
     ArgoCdDelivery,
@@ -30,8 +32,6 @@ from .fleet import (
     Sharing,
     Taint,
     Workload,
-    DEFAULT_SHARING_AUTO,
-    DEFAULT_SHARING_NONE,
     canonical_mig_layout,
     mps_fail_requests_configurable,
 )
@@ -182,6 +182,7 @@ def resolve_cluster(
 
     default_sharing, default_sharing_path = setting("default_sharing")
     if default_sharing is not None and default_sharing not in (DEFAULT_SHARING_AUTO, DEFAULT_SHARING_NONE):
+        assert default_sharing_path is not None
         names = [p.name for p in spec.node_pools]
         if default_sharing not in names:
             import difflib
@@ -582,7 +583,9 @@ def _resolve_retired(spec: intent.Cluster, here: PathKey, operator: OperatorConf
             )
             continue
         if (entry.layout is None) == (entry.config is None):
-            report.error(path, "a retired MIG config has a layout or a config, one of them", "keep the one the pool had")
+            report.error(
+                path, "a retired MIG config has a layout or a config, one of them", "keep the one the pool had"
+            )
             continue
         sharing = Sharing(
             strategy="mig",

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from gpustack_gen.compile import compile_cluster
 from gpustack_gen.compile.artifact import EmbeddedYaml
+from gpustack_gen.compile.config_names import config_names
 from gpustack_gen.compile.configmaps import mig_parted_config
 from gpustack_gen.compile.nodes import pool_labels
 from gpustack_gen.compile.operator import operator_settings
-from gpustack_gen.compile.config_names import config_names
 from gpustack_gen.compile.workloads import workload_values
 
 

@@ -24,9 +24,9 @@ from ruamel.yaml import YAML
 from gpustack_gen import FleetError, InternalError, load_fleet, render
 from gpustack_gen.cli import main
 from gpustack_gen.compile import compile_cluster
+from gpustack_gen.compile.config_names import config_names
 from gpustack_gen.compile.gitops import ignored_clusterpolicy_fields
 from gpustack_gen.compile.operator import HELM_REPOSITORY, operator_settings
-from gpustack_gen.compile.config_names import config_names
 from gpustack_gen.model import Cluster
 from gpustack_gen.validate.artifacts import validate_artifacts
 from gpustack_gen.validate.gitops import check_gitops_document

@@ -1,4 +1,4 @@
-"""Make ``helpers`` importable from the diff tests."""
+"""Make the rollout model (``sim``) importable from the rollout tests."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Small fleets for the diff tests: one base fleet and a way to change one thing in it."""
+"""Small fleets for the diff and change tests: one base fleet and a way to change one thing in it."""
 
 from __future__ import annotations
 
