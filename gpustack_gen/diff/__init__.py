@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .inputs import Side, fleet_at_ref, read_at_ref, read_rendered, read_side, read_sides
 from ..change.capacity import CapacityChange
 from ..change.model import Finding, Level
+from .inputs import Side, fleet_at_ref, read_at_ref, read_rendered, read_side, read_sides
 from .result import (
     Change,
     ClusterDiff,
