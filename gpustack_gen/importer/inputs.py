@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FleetError, Problem
-
-# ruamel's round-trip parser reads about 100 KB/s: 16 MiB is a node list of a few thousand nodes.
-MAX_INPUT_BYTES = 16 * 1024 * 1024
+from ..yamlio.limits import MAX_IMPORT_INPUT_BYTES
+from ..yamlio.load import to_plain
 
 # Top-level keys of the GPU Operator chart's values.yaml: how a values file is recognised.
 VALUES_KEYS = frozenset(
@@ -177,8 +176,10 @@ def _load(source: InputSource, problems: list[Problem]) -> tuple[str, list[_Doc]
     label = source.as_posix() if not source.is_absolute() else source.name
     try:
         size = source.stat().st_size
-        if size > MAX_INPUT_BYTES:
-            problems.append(Problem(label, 0, 0, "", f"file is {size:,} bytes; the limit is {MAX_INPUT_BYTES:,}"))
+        if size > MAX_IMPORT_INPUT_BYTES:
+            problems.append(
+                Problem(label, 0, 0, "", f"file is {size:,} bytes; the limit is {MAX_IMPORT_INPUT_BYTES:,}")
+            )
             return label, []
         raw = source.read_bytes()
     except OSError as exc:
@@ -196,16 +197,16 @@ def _load(source: InputSource, problems: list[Problem]) -> tuple[str, list[_Doc]
 
 
 def _parse(label: str, text: str, problems: list[Problem]) -> list[_Doc]:
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-    if len(text) > MAX_INPUT_BYTES:
-        problems.append(Problem(label, 0, 0, "", f"input is larger than {MAX_INPUT_BYTES:,} bytes"))
+    from ..yamlio.load import load_located_all
+
+    if len(text) > MAX_IMPORT_INPUT_BYTES:
+        problems.append(Problem(label, 0, 0, "", f"input is larger than {MAX_IMPORT_INPUT_BYTES:,} bytes"))
         return []
-    yaml = YAML(typ="rt")
-    yaml.allow_duplicate_keys = True  # kubectl never writes them; last one wins, as in Kubernetes
     try:
-        raw_docs = list(yaml.load_all(text))
+        # kubectl never writes duplicate keys; the last one wins, as in Kubernetes.
+        raw_docs = load_located_all(text, allow_duplicate_keys=True)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
@@ -215,7 +216,7 @@ def _parse(label: str, text: str, problems: list[Problem]) -> list[_Doc]:
     except (YAMLError, RecursionError, ValueError) as exc:
         problems.append(Problem(label, 0, 0, "", f"invalid YAML: {' '.join(str(exc).split())}"))
         return []
-    return [(plain(doc), _line(doc), _item_lines(doc)) for doc in raw_docs if doc is not None]
+    return [(to_plain(doc), _line(doc), _item_lines(doc)) for doc in raw_docs if doc is not None]
 
 
 def _line(node: Any) -> int:
@@ -236,23 +237,6 @@ def _item_lines(doc: Any) -> tuple[int, ...]:
         except (KeyError, IndexError, TypeError):
             lines.append(0)
     return tuple(lines)
-
-
-def plain(node: Any) -> Any:
-    """ruamel round-trip data to plain dicts, lists, str, int, float, bool and None."""
-    if isinstance(node, Mapping):
-        return {str(key): plain(value) for key, value in node.items()}
-    if isinstance(node, list | tuple):
-        return [plain(item) for item in node]
-    if isinstance(node, bool) or node is None:
-        return node
-    if isinstance(node, str):
-        return str(node)
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float):
-        return float(node)
-    return str(node)  # timestamps and other scalars: their text
 
 
 # --- what each option accepts ----------------------------------------------------------------------

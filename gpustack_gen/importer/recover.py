@@ -99,13 +99,12 @@ def component_version(text: object) -> str | None:
 
 def parse_embedded(text: str) -> tuple[Any, str | None]:
     """A config file held in a ConfigMap value: (data, None) or (None, error message)."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    from .inputs import plain
+    from ..yamlio.load import load_plain
 
     try:
-        return plain(YAML(typ="rt").load(text)), None
+        return load_plain(text), None
     except (YAMLError, ValueError, RecursionError) as exc:
         return None, " ".join(str(exc).split())[:200]
 

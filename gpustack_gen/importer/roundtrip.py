@@ -155,13 +155,11 @@ def _show(value: Any) -> str:
 
 
 def _read_bundle(files: Mapping[str, str], cluster: str) -> _Rendered:
-    from ruamel.yaml import YAML
-
-    from .inputs import plain
+    from ..yamlio.load import load_plain
 
     def load(name: str) -> Any:
         text = files.get(f"{cluster}/{name}")
-        return None if text is None else plain(YAML(typ="rt").load(text))
+        return None if text is None else load_plain(text)
 
     values = load("gpu-operator-values.yaml") or {}
     plugin = load("device-plugin-config.yaml")

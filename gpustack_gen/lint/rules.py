@@ -142,8 +142,9 @@ def _parse_embedded(
     parent: Any, key: Any, reporter: Reporter, source: Source, prefix: str
 ) -> tuple[Any, Source] | None:
     """Parse the YAML text ``parent[key]``; report and return None when it is not a YAML mapping."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    from ..yamlio.load import load_located
 
     value = parent[key]
     path = join_path(prefix, format_path([key]))
@@ -152,7 +153,7 @@ def _parse_embedded(
     if not isinstance(value, str):
         return None  # the ConfigMap schema already says it must be a string
     try:
-        parsed = YAML(typ="rt").load(value)
+        parsed = load_located(value)
     except YAMLError as exc:
         where = embedded_source(parent, key, None, reporter.lines)
         mark = getattr(exc, "problem_mark", None) if isinstance(exc, MarkedYAMLError) else None

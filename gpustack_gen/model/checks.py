@@ -8,9 +8,9 @@ from ..catalog import (
     place_layout,
     suggest_profiles,
 )
+from ..yamlio.source import PathKey
 from .fleet import Cluster, Pool, Workload
 from .resolve import ClusterOrigin, PoolOrigin, Report
-from .source import PathKey
 
 MAX_TIME_SLICING_REPLICAS = 128  # each replica is a device the kubelet tracks; more is a typo, not a plan
 

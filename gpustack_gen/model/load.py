@@ -10,11 +10,11 @@ from pydantic import ValidationError
 
 from ..errors import FleetError, Problem, Severity
 from ..gcpause import gc_paused
+from ..yamlio.source import SourceDocument, read_source
 from . import intent
 from .checks import check_cluster
 from .fleet import Fleet
 from .resolve import Report, resolve_cluster
-from .source import SourceDocument, read_source
 from .validation_errors import problems_from_validation_error
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from ..catalog import get_gpu, suggest_gpus
 from ..errors import Problem, Severity
 from ..versions import NEWEST_OPERATOR, OPERATOR_VERSIONS, format_version, get_operator_version, operator_version_names
+from ..yamlio.source import PathKey, SourceDocument
 from . import intent
 from .fleet import (
     MPS_FAIL_REQUESTS_CONFIGURABLE_FROM,
@@ -31,7 +32,6 @@ from .fleet import (
     mps_fail_requests_configurable,
 )
 from .names import KUBERNETES_VERSION
-from .source import PathKey, SourceDocument
 
 DEFAULT_NAMESPACE = "gpu-operator"
 

@@ -11,7 +11,7 @@ from fleet_text import BASE, check, edit, load, problems, the_error
 
 from gpustack_gen.errors import Severity
 from gpustack_gen.model.resolve import Report
-from gpustack_gen.model.source import SourceDocument
+from gpustack_gen.yamlio.source import SourceDocument
 
 A100 = {12: "gpu: a100-40gb"}
 MIXED = {9: "mig: {strategy: mixed}"}
