@@ -21,6 +21,7 @@ from . import __version__
 if TYPE_CHECKING:
     from .errors import Problem
     from .model import Fleet
+    from .versions import OperatorVersion
 
 EXIT_OK, EXIT_DIFFERS, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -76,6 +77,16 @@ def _handle_errors(command: F) -> F:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split()) or "(no message)"
+
+
+def _operator_version(text: str) -> OperatorVersion:
+    """The release an ``--operator-version`` option names; a usage error (exit 2) when gpustack-gen does not know it."""
+    from .versions import UnknownOperatorVersion, require_operator_version
+
+    try:
+        return require_operator_version(text)
+    except UnknownOperatorVersion as unknown:
+        raise click.UsageError(f"{unknown}; {unknown.hint}") from None
 
 
 def _load(path: str) -> Fleet:
@@ -183,13 +194,9 @@ def schema(kind: str, operator_version: str | None) -> None:
         click.echo(json.dumps(load_schema(f"{kind}.schema.json"), indent=2, sort_keys=False))
         return
     from .validate.operator_schema import operator_schema
-    from .versions import NEWEST_OPERATOR, get_operator_version, operator_version_names
+    from .versions import NEWEST_OPERATOR
 
-    release = NEWEST_OPERATOR if operator_version is None else get_operator_version(operator_version)
-    if release is None:
-        raise click.UsageError(
-            f"unknown GPU Operator version {operator_version!r}; known: {', '.join(operator_version_names())}"
-        )
+    release = NEWEST_OPERATOR if operator_version is None else _operator_version(operator_version)
     click.echo(json.dumps(operator_schema(kind, release.version), indent=2, sort_keys=False))
 
 
@@ -367,15 +374,8 @@ def lint(
     Exit 0: no errors (warnings allowed); 1: errors found; 2: a file could not be read or parsed.
     """
     from .lint import default_options, format_report, lint_files
-    from .versions import get_operator_version, operator_version_names
 
-    release = None
-    if operator_version is not None:
-        release = get_operator_version(operator_version)
-        if release is None:
-            raise click.UsageError(
-                f"unknown GPU Operator version {operator_version!r}; known: {', '.join(operator_version_names())}"
-            )
+    release = None if operator_version is None else _operator_version(operator_version)
     if kubernetes_version is not None:
         from .validate.kubernetes import parse_minor
 

@@ -19,7 +19,7 @@ from .errors import OutputError
 from .model.intent import fleet_json_schema
 from .model.names import dns_label_hint, explain_dns_label
 from .templates import template_dirs
-from .versions import NEWEST_OPERATOR, get_operator_version, operator_version_names
+from .versions import NEWEST_OPERATOR, UnknownOperatorVersion, require_operator_version
 
 TEMPLATE = "init-fleet.yaml.j2"
 DEFAULT_CLUSTER = "gpu-cluster"
@@ -126,13 +126,10 @@ def init_fleet_text(
         raise InitError("--cluster", f"{problem} ({dns_label_hint(cluster)})")
     release = NEWEST_OPERATOR
     if operator_version is not None:
-        found = get_operator_version(operator_version)
-        if found is None:
-            raise InitError(
-                "--operator-version",
-                f"unknown GPU Operator version {operator_version!r}; known: {', '.join(operator_version_names())}",
-            )
-        release = found
+        try:
+            release = require_operator_version(operator_version)
+        except UnknownOperatorVersion as unknown:
+            raise InitError("--operator-version", f"{unknown}; {unknown.hint}") from None
     pools = _pools(gpus)
     text: str = (
         _environment()

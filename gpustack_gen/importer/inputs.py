@@ -113,6 +113,7 @@ class Inputs:
     values_file: str | None = None
     clusterpolicy: dict[str, Any] | None = None  # the ClusterPolicy's spec
     clusterpolicy_file: str | None = None
+    clusterpolicy_labels: dict[str, str] = field(default_factory=dict)  # its metadata.labels
     configmaps: tuple[ConfigMapInput, ...] = ()
     nodes: tuple[NodeInput, ...] = ()
     nodes_file: str | None = None
@@ -132,6 +133,7 @@ def read_inputs(
     values_data: dict[str, Any] | None = None
     values_file = policy_file = nodes_file = None
     policy_spec: dict[str, Any] | None = None
+    policy_labels: dict[str, str] = {}
     maps: list[ConfigMapInput] = []
     node_list: list[NodeInput] = []
     if values is not None:
@@ -145,7 +147,7 @@ def read_inputs(
     if clusterpolicy is not None:
         policy_file, docs = _load(clusterpolicy, problems)
         files.append(policy_file)
-        policy_spec = _clusterpolicy(policy_file, docs, problems)
+        policy_spec, policy_labels = _clusterpolicy(policy_file, docs, problems)
     if nodes is not None:
         nodes_file, docs = _load(nodes, problems)
         files.append(nodes_file)
@@ -158,6 +160,7 @@ def read_inputs(
         values_file=values_file,
         clusterpolicy=policy_spec,
         clusterpolicy_file=policy_file,
+        clusterpolicy_labels=policy_labels,
         configmaps=tuple(maps),
         nodes=tuple(node_list),
         nodes_file=nodes_file,
@@ -330,8 +333,11 @@ def _configmaps(label: str, docs: list[_Doc], problems: list[Problem]) -> list[C
     return found
 
 
-def _clusterpolicy(label: str, docs: list[_Doc], problems: list[Problem]) -> dict[str, Any] | None:
-    found: list[tuple[dict[str, Any], int]] = []
+def _clusterpolicy(
+    label: str, docs: list[_Doc], problems: list[Problem]
+) -> tuple[dict[str, Any] | None, dict[str, str]]:
+    """The ClusterPolicy's spec and its metadata.labels (which name the chart that created it)."""
+    found: list[tuple[dict[str, Any], int, dict[str, str]]] = []
     for data, line, path in _unwrap(label, docs, "ClusterPolicy"):
         if not isinstance(data, dict) or data.get("kind") != "ClusterPolicy":
             problems.append(_wrong(label, line, data, "a ClusterPolicy", path))
@@ -340,7 +346,9 @@ def _clusterpolicy(label: str, docs: list[_Doc], problems: list[Problem]) -> dic
         if not isinstance(spec, dict):
             problems.append(Problem(label, line, 1, path, "a ClusterPolicy without spec"))
             continue
-        found.append((spec, line))
+        labels = _metadata(data).get("labels")
+        labels = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
+        found.append((spec, line, labels))
     if len(found) > 1:
         problems.append(
             Problem(
@@ -354,7 +362,7 @@ def _clusterpolicy(label: str, docs: list[_Doc], problems: list[Problem]) -> dic
         )
     if not found and docs and not problems:
         problems.append(Problem(label, 0, 0, "", "no ClusterPolicy in the file"))
-    return found[0][0] if found else None
+    return (found[0][0], found[0][2]) if found else (None, {})
 
 
 def _nodes(label: str, docs: list[_Doc], problems: list[Problem]) -> list[NodeInput]:

@@ -129,7 +129,7 @@ def _operator(state: OperatorState) -> Any:
 
     operator = CommentedMap()
     operator["version"] = _scalar(state.release.version)
-    _eol(operator, "version", state.release_note or "assumed: see the TODO above")
+    _eol(operator, "version", state.release_note)
     if state.namespace is not None:
         operator["namespace"] = _scalar(state.namespace)
         _eol(operator, "namespace", state.namespace_note)

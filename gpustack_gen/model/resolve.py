@@ -13,7 +13,13 @@ from typing import Any
 
 from ..catalog import get_gpu, suggest_gpus
 from ..errors import Problem, Severity
-from ..versions import NEWEST_OPERATOR, OPERATOR_VERSIONS, format_version, get_operator_version, operator_version_names
+from ..versions import (
+    NEWEST_OPERATOR,
+    OPERATOR_VERSIONS,
+    UnknownOperatorVersion,
+    format_version,
+    require_operator_version,
+)
 from ..yamlio.source import PathKey, SourceDocument
 from . import intent
 from .fleet import (
@@ -273,23 +279,11 @@ def _resolve_operator(report: Report, setting: Any) -> OperatorConfig | None:
     version_text, version_path = setting("operator", "version")
     release = NEWEST_OPERATOR
     if version_text is not None:
-        found = get_operator_version(version_text)
-        if found is None:
-            import difflib
-
-            close = difflib.get_close_matches(
-                version_text if version_text.startswith("v") else f"v{version_text}",
-                operator_version_names(),
-                n=2,
-            )
-            hint = f"did you mean {' or '.join(close)}?" if close else ""
-            report.error(
-                version_path,
-                f"unknown GPU Operator version {version_text!r}; known: {', '.join(operator_version_names())}",
-                hint,
-            )
+        try:
+            release = require_operator_version(version_text)
+        except UnknownOperatorVersion as unknown:
+            report.error(version_path, str(unknown), unknown.hint)
             return None
-        release = found
 
     cdi_enabled, cdi_path = setting("operator", "cdi", "enabled")
     cdi_default, cdi_default_path = setting("operator", "cdi", "default")

@@ -238,3 +238,4 @@ devicePlugin:
     )
     assert "devicePlugin.config.data in values.yaml key ts (devicePlugin.config.default)" in result.fleet_text
     assert check_roundtrip(result).ok
+
