@@ -720,12 +720,6 @@ def recover_sharing(group: NodeGroup, state: OperatorState) -> PoolSharing:
                 policy, outside, no_effect = plugin_policy(config)
                 notes.append(f"{cm.label} key {key} ({how})")
                 warnings.extend(f"{cm.label} key {key}: {item} has no effect; dropped" for item in no_effect)
-                found, written = lookup(config, "flags.migStrategy")
-                if found and written != state.mig_strategy:
-                    warnings.append(
-                        f"{cm.label} key {key}: flags.migStrategy {_short(written)} has no effect: the Operator "
-                        f"passes MIG_STRATEGY={state.mig_strategy} to the device plugin"
-                    )
                 if outside:
                     todos.append(
                         Todo(
