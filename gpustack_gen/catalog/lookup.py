@@ -8,6 +8,8 @@ import re
 from gpustack_gen.catalog.gpus import GPUS
 from gpustack_gen.catalog.models import GpuModel, is_media_profile
 
+# The node label GPU feature discovery sets to a GPU's product name; catalog models list theirs.
+PRODUCT_LABEL = "nvidia.com/gpu.product"
 # What the device plugin's labeler appends to the product label: '-MIG-<profile>' under the single strategy,
 # then '-SHARED' for a shared resource that is not renamed (k8s-device-plugin internal/lm/resource.go).
 _SHARED_SUFFIX = re.compile(r"-shared$", re.IGNORECASE)

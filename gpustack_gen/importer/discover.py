@@ -14,14 +14,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..catalog import GpuModel, base_product, get_gpu
+from ..catalog import PRODUCT_LABEL, GpuModel, base_product, get_gpu
 from ..compile.nodes import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
 from ..model.names import explain_dns_label, suggest_dns_label
 from ..versions import leading_version
 from .inputs import NodeInput
 from .notes import CLUSTER, Todo, one_line, pool_place
 
-PRODUCT_LABEL = "nvidia.com/gpu.product"
 COUNT_LABEL = "nvidia.com/gpu.count"
 PRESENT_LABEL = "nvidia.com/gpu.present"
 NEW_POOL_LABEL = "gpustack-gen.dev/pool"  # proposed where no existing label set selects a pool exactly

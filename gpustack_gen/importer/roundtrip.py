@@ -24,12 +24,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import GpuModel, builtin_mig_config, get_gpu
+from ..catalog import PRODUCT_LABEL, GpuModel, builtin_mig_config, get_gpu
 from ..compile.artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP
 from ..compile.nodes import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
 from ..errors import FleetError
 from ..versions import OperatorVersion
-from .discover import PRODUCT_LABEL
 from .inputs import NodeInput
 from .recover import (
     MIG_CONFIG_KEY,

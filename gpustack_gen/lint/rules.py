@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..catalog.profile_grammar import unreadable_profile
 from ..errors import Problem, Severity
 from ..model.names import explain_label_value
 from ..validate.device_plugin import check_device_plugin_config
@@ -244,7 +245,14 @@ def mig_parted_config(config: Mapping[str, Any], source: Source, prefix: str, r:
     r.add_findings(source, prefix, check_mig_parted_config(config))
     configs = config.get("mig-configs")
     if isinstance(configs, Mapping):
-        for name in configs:
+        for name, entries in configs.items():
+            for index, entry in enumerate(entries if isinstance(entries, list) else []):
+                devices = entry.get("mig-devices") if isinstance(entry, Mapping) else None
+                for profile in devices if isinstance(devices, Mapping) else {}:
+                    unreadable = unreadable_profile(o.operator, str(profile))
+                    if unreadable is not None:
+                        path = format_path(["mig-configs", name, index, "mig-devices", profile])
+                        r.add(source, prefix, path, *unreadable)
             if isinstance(name, str) and explain_label_value(name) is not None:
                 r.add(
                     source,
