@@ -89,6 +89,23 @@ def _operator_version(text: str) -> OperatorVersion:
         raise click.UsageError(f"{unknown}; {unknown.hint}") from None
 
 
+def _refuse_two_controllers(fleet: Fleet, clusters: tuple[str, ...], wrap: tuple[str, ...]) -> None:
+    """A usage error (exit 2) when ``--wrap`` wraps a cluster for both Argo CD and Flux.
+
+    Its kustomization.yaml would list the Application and the HelmRelease, so that whichever controller applies
+    the folder installs the chart through both. A fleet file that asks for both itself gets the model's warning.
+    """
+    added = {"argocd", "flux"} & set(wrap)
+    for cluster in fleet.clusters:
+        both = {"argocd", "flux"} <= added | set(cluster.delivery.wrap)
+        if added and both and (not clusters or cluster.name in clusters):
+            raise click.UsageError(
+                f"--wrap {' --wrap '.join(sorted(added))} would wrap cluster {cluster.name!r} for both Argo CD and "
+                "Flux: its kustomization.yaml would list the Application and the HelmRelease, and whichever "
+                "controller applies the folder would install the chart through both; wrap it for one of them"
+            )
+
+
 def _load(path: str) -> Fleet:
     from .model import load_fleet
 
@@ -137,7 +154,9 @@ def render(fleet: str, out_dir: str, clusters: tuple[str, ...], check: bool, wra
     """Render FLEET into OUT/<cluster>/ atomically."""
     from .rendering import render as render_fleet
 
-    bundle = render_fleet(_load(fleet), clusters or None, wrap=wrap)
+    loaded = _load(fleet)
+    _refuse_two_controllers(loaded, clusters, wrap)
+    bundle = render_fleet(loaded, clusters or None, wrap=wrap)
     if check:
         drift = bundle.drift(out_dir)
         if drift.clean:
@@ -203,14 +222,17 @@ def schema(kind: str, operator_version: str | None) -> None:
 @main.command()
 @_handle_errors
 def versions() -> None:
-    """List the GPU Operator versions gpustack-gen knows and what each ships."""
+    """List the GPU Operator versions gpustack-gen knows and what each ships.
+
+    cdi-on-by-default: whether the chart enables CDI when cdi.enabled is not set (not the cdi.default option).
+    """
     from .versions import OPERATOR_VERSIONS
 
-    click.echo(f"{'operator':<10} {'device-plugin':<14} {'mig-manager':<12} cdi-default  mps  verified")
+    click.echo(f"{'operator':<10} {'device-plugin':<14} {'mig-manager':<12} cdi-on-by-default  mps  verified")
     for v in OPERATOR_VERSIONS:
         click.echo(
             f"{v.version:<10} {v.device_plugin:<14} {v.mig_manager:<12} "
-            f"{'on' if v.cdi_enabled_by_default else 'off':<12} {'yes' if v.has_mps else 'no':<4} "
+            f"{'yes' if v.cdi_enabled_by_default else 'no':<18} {'yes' if v.has_mps else 'no':<4} "
             f"{'yes' if v.verified else 'no'}"
         )
 
