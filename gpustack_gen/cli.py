@@ -324,30 +324,39 @@ def diff(sides: tuple[str, ...], base_ref: str | None, output_format: str, exit_
 
 
 @main.command()
-@click.option("--cluster", default="gpu-cluster", show_default=True, help="Name of the cluster (a DNS label).")
+@click.option(
+    "--cluster",
+    "clusters",
+    multiple=True,
+    help="Name of a cluster, a DNS label (repeatable; default: gpu-cluster).",
+)
 @click.option(
     "--gpu", "gpus", multiple=True, help="GPU model of a node pool, catalog id or product label (repeatable)."
 )
 @click.option("--operator-version", help="GPU Operator chart version (default: the newest known).")
-@click.option("--schema", "schema_ref", help="Schema reference for the yaml-language-server modeline.")
+@click.option(
+    "--schema",
+    "schema_ref",
+    help="What the yaml-language-server modeline names (default: the schema file installed with gpustack-gen).",
+)
 @click.option("--out", "out_path", default="fleet.yaml", show_default=True, help="File to write; - prints it.")
 @click.option("--force", is_flag=True, help="Overwrite OUT if it exists.")
 @_handle_errors
 def init(
-    cluster: str,
+    clusters: tuple[str, ...],
     gpus: tuple[str, ...],
     operator_version: str | None,
     schema_ref: str | None,
     out_path: str,
     force: bool,
 ) -> None:
-    """Write a commented starter fleet file, one node pool per --gpu."""
+    """Write a commented starter fleet file: each --cluster with one node pool per --gpu."""
     from .emit.single_file import write_new_file
     from .init import InitError, init_fleet_text
 
     name = "fleet.yaml" if out_path == "-" else Path(out_path).name
     try:
-        text = init_fleet_text(cluster, gpus, operator_version, schema=schema_ref, out_name=name)
+        text = init_fleet_text(clusters, gpus, operator_version, schema=schema_ref, out_name=name)
     except InitError as exc:
         raise click.BadParameter(str(exc), param_hint=exc.option) from None
     if out_path == "-":
