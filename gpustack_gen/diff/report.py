@@ -67,8 +67,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..change.model import Finding, Level
 from ..emit.annotations import workflow_command
-from .result import Change, ClusterDiff, DiffResult, FileDiff, Finding, Level, Status
+from .result import Change, ClusterDiff, DiffResult, FileDiff, Status
 
 NO_CHANGES = "no changes"
 
