@@ -53,7 +53,8 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         steps.apply_configmaps(
             change, new, f"new content for device-plugin key{'s' if len(keys) > 1 else ''} {', '.join(keys)}", ID
         ),
-        *(steps.device_plugin_sync(new, key, ID) for key in keys),
+        # One wait covers every key: the kubelet writes the whole ConfigMap volume at once.
+        steps.device_plugin_sync(new, keys[0], ID),
     ]
     drained = steps.pools_with_nodes(disruptive)
     plan += [
@@ -81,10 +82,10 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         change.new_names.default_from is not None and change.new_names.default_from == change.old_names.default_from
     )
     if default_changed and follows:
-        details.append(f"{DEFAULT_DEVICE_PLUGIN_KEY}, which unlabelled nodes get, with {change.new_names.default_from}")
+        details.append(f"{DEFAULT_DEVICE_PLUGIN_KEY} (unlabelled nodes) follows {change.new_names.default_from}")
     elif default_changed:
         details.append(
-            f"{DEFAULT_DEVICE_PLUGIN_KEY}, which unlabelled nodes get ({change.old_names.default_sharing.describe()} -> "
+            f"{DEFAULT_DEVICE_PLUGIN_KEY} (unlabelled nodes: {change.old_names.default_sharing.describe()} -> "
             f"{change.new_names.default_sharing.describe()})"
         )
     shrink = [
