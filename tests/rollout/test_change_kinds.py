@@ -67,3 +67,21 @@ def test_the_broken_variant_fails_on_the_model(kind: str, upstream: Path, tmp_pa
     with pytest.raises(SimulationError) as failure:
         Simulation(upstream, tmp_path, old, new, "prod").run(reordered)
     assert broken["error"] in str(failure.value)
+
+
+def test_a_relabel_that_keeps_the_old_state_lets_a_stale_success_pass(upstream: Path, tmp_path: Path) -> None:
+    """The old diff set the label without clearing nvidia.com/mig.config.state: the old ``success`` passes the
+    wait at once, and the nodes are uncordoned while the mig-manager is still repartitioning them."""
+    old, new = _fleets("mig-layout")
+    steps = analyse(old.cluster("prod"), new.cluster("prod"), Paths(rendered="rendered")).steps
+    by_action = [(s.action.value, s) for s in steps]
+    label = next(s for a, s in by_action if a == "label-nodes")
+    assert "nvidia.com/mig.config.state-" in (label.command or "")
+    stale = dataclasses.replace(
+        label, command="kubectl label nodes --selector pool=a100 nvidia.com/mig.config=custom-3g.20gbx2 --overwrite"
+    )
+    success = next(s for a, s in by_action if a == "wait" and "mig\\.config\\.state" in (s.command or ""))
+    uncordon = next(s for a, s in by_action if a == "uncordon")
+    broken = [steps[0], steps[1], steps[2], stale, success, uncordon]
+    with pytest.raises(SimulationError, match="while its MIG reconfiguration is still pending"):
+        Simulation(upstream, tmp_path, old, new, "prod").run(broken)

@@ -27,6 +27,9 @@ GPU_RESOURCE = "nvidia.com/gpu"
 VOLUME_SYNC_DELAY = 90
 # mig-parted reconfigure: pause operands, wait for their pods to go, apply, restart them (§4 flow).
 MIG_RECONFIG_SECONDS = 180
+# The informer's event and the first steps of the reconfigure script come before the state label says
+# pending: until then the node still shows its last state (§7 C5, why the state is cleared first).
+MIG_REACTION_SECONDS = 5
 # kubelet restart backoff of a crashed sidecar, up to about 5 min (§1, sidecar row).
 SIDECAR_BACKOFF = 300
 TICK = 10
@@ -100,6 +103,7 @@ class Node:
     mig_target: dict[str, int] | None = None
     mig_started: bool = False  # the mig-manager pod runs (MIG-capable nodes, Operator installed)
     mig_pod_started: float = 0.0
+    mig_react_at: float | None = None  # a label change the mig-manager has not picked up yet
     allocatable: dict[str, int] = field(default_factory=dict)
 
 
@@ -378,9 +382,8 @@ class Cluster:
 
     def on_mig_label(self, node: Node) -> None:
         """Update fires only when the value changes; empty values do not wake the loop (main.go:96-113)."""
-        value = node.labels.get(MIG_LABEL)
-        if node.mig_started and value:
-            self.mig_reconfigure(node, value)
+        if node.mig_started and node.labels.get(MIG_LABEL):
+            node.mig_react_at = self.now + MIG_REACTION_SECONDS
 
     def mig_reconfigure(self, node: Node, name: str) -> None:
         """reconfigure-mig.sh (v0.12.3) / reconfigure.go (v0.15.0): a config missing from the mounted file
@@ -467,6 +470,11 @@ class Cluster:
 
     def settle(self) -> None:
         for node in self.nodes.values():
+            if node.mig_react_at is not None and self.now >= node.mig_react_at:
+                node.mig_react_at = None
+                value = node.labels.get(MIG_LABEL)
+                if value:
+                    self.mig_reconfigure(node, value)
             if node.mig_done_at is not None and self.now >= node.mig_done_at:
                 self._mig_finish(node)
             for kind in ("dp", "gfd", "mps"):

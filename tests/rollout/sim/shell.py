@@ -117,7 +117,7 @@ class Shell:
 
     def _check_not_reconfiguring(self, name: str) -> None:
         node = self.cluster.nodes[name]
-        if node.mig_done_at is not None:
+        if node.mig_done_at is not None or node.mig_react_at is not None:
             raise SimulationError(f"uncordon {name} while its MIG reconfiguration is still pending")
 
     # --- kubectl --------------------------------------------------------------------------------
