@@ -50,7 +50,7 @@ def capacity_table(cluster: Cluster | None) -> dict[tuple[str, str], tuple[int, 
     table: dict[tuple[str, str], tuple[int, int]] = {}
     for pool in cluster.pools:
         wanted = asked.get(pool.name, {})
-        totals = pool.resources_total(cluster.mig_strategy)
+        totals = cluster.resources_total(pool)
         for resource in totals.keys() | wanted.keys():
             table[(pool.name, resource)] = (totals.get(resource, 0), wanted.get(resource, 0))
     return table

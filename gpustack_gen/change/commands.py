@@ -17,7 +17,7 @@ from ..compile.artifact import (
     MIG_CONFIG_STATE_LABEL,
     device_plugin_daemonsets,
 )
-from ..compile.nodes import label_command
+from ..compile.gpu_operator.nodes import label_command
 from ..compile.operator import VALUES_FILE, helm_upgrade_command, patch_command
 from ..model.fleet import Cluster, HelmRelease, Pool, Workload
 

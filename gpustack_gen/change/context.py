@@ -5,8 +5,8 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from ..compile.config_names import ConfigNames, config_names
-from ..compile.nodes import pool_labels
+from ..compile.backends import backend_of
+from ..compile.gpu_operator.config_names import ConfigNames, config_names
 from ..compile.operator import clusterpolicy_patch, operator_settings
 from ..compile.workloads import workload_values
 from ..model.fleet import Cluster, Pool, Workload
@@ -45,11 +45,11 @@ class ClusterChange:
 
     @cached_property
     def old_labels(self) -> dict[str, dict[str, str]]:
-        return pool_labels(self.old, self.old_names) if self.old is not None else {}
+        return backend_of(self.old).pool_labels(self.old) if self.old is not None else {}
 
     @cached_property
     def new_labels(self) -> dict[str, dict[str, str]]:
-        return pool_labels(self.new, self.new_names) if self.new is not None else {}
+        return backend_of(self.new).pool_labels(self.new) if self.new is not None else {}
 
     @cached_property
     def old_pools(self) -> dict[str, Pool]:
@@ -69,18 +69,22 @@ class ClusterChange:
         order = [*self.new_pools, *(n for n in self.old_pools if n not in self.new_pools)]
         return order.index(name) if name in order else -1
 
+    def on(self, backend: str) -> bool:
+        """Both sides run ``backend``: its own rules apply (a move between backends has rules of its own)."""
+        return all(c is not None and c.backend == backend for c in (self.old, self.new))
+
     def operator_differs(self) -> bool:
         """The values (Helm) or the ClusterPolicy patch (external installs) differ: the operator step is due."""
         old, new = self.both
         if old.operator.install != new.operator.install:
             return True
         if new.operator.install == "external":
-            before = clusterpolicy_patch(old, self.old_names).documents
-            after = clusterpolicy_patch(new, self.new_names).documents
+            before = clusterpolicy_patch(old).documents
+            after = clusterpolicy_patch(new).documents
             return before != after
         values: tuple[dict[str, Any], dict[str, Any]] = (
-            operator_settings(old, self.old_names),
-            operator_settings(new, self.new_names),
+            operator_settings(old),
+            operator_settings(new),
         )
         return values[0] != values[1] or old.operator.release != new.operator.release
 

@@ -134,7 +134,7 @@ def mig_success(pool: Pool, rule: str) -> Step:
 
 
 def allocatable(cluster: Cluster, pool: Pool, rule: str) -> Step:
-    per_node = pool.resources_per_node(cluster.mig_strategy)
+    per_node = cluster.resources_per_node(pool)
     shown = ", ".join(f"{count} {resource}" for resource, count in sorted(per_node.items()))
     return Step(
         Action.WAIT,

@@ -5,12 +5,10 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from ..catalog import ALL_DISABLED
-from ..model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster
-from .artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP, Artifact
-from .config_names import ConfigNames
+from ..model.fleet import Cluster
+from .artifact import Artifact
+from .backends import backend_of
 
-MPS_ROOT = "/run/nvidia/mps"
 CHART = "gpu-operator"
 HELM_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
 HELM_REPOSITORY_NAME = "nvidia"
@@ -53,8 +51,9 @@ def patch_command(patch_path: str = "clusterpolicy-patch.yaml") -> str:
     )
 
 
-def operator_settings(cluster: Cluster, names: ConfigNames) -> dict[str, Any]:
-    """The settings gpustack-gen owns, keyed as in the chart values (and, nearly, the ClusterPolicy spec)."""
+def operator_settings(cluster: Cluster) -> dict[str, Any]:
+    """The settings gpustack-gen owns, keyed as in the chart values (and, nearly, the ClusterPolicy spec):
+    the driver, toolkit and CDI every backend needs, and what the cluster's backend sets on top."""
     operator = cluster.operator
     cdi: dict[str, Any] = {"enabled": operator.cdi_enabled}
     if operator.cdi_default is not None:
@@ -70,21 +69,17 @@ def operator_settings(cluster: Cluster, names: ConfigNames) -> dict[str, Any]:
         "toolkit": {"enabled": operator.toolkit_enabled},
         "mig": {"strategy": cluster.mig_strategy},
     }
-    # Always set, so that no sharing change ever changes config.name or config.default: either change rolls
-    # the device plugin, GFD and MPS daemon on every node (gpu-operator controllers/object_controls.go
-    # handleDevicePluginConfig), where a content change needs only a restart.
-    settings["devicePlugin"] = {"config": {"name": DEVICE_PLUGIN_CONFIGMAP, "default": DEFAULT_DEVICE_PLUGIN_KEY}}
-    if names.uses_mig_parted_config:
-        settings["migManager"] = {"config": {"name": MIG_PARTED_CONFIGMAP, "default": ALL_DISABLED}}
+    for key, value in backend_of(cluster).operator_values(cluster).items():
+        settings[key] = {**settings.get(key, {}), **value}
     return settings
 
 
-def helm_values(cluster: Cluster, names: ConfigNames) -> Artifact:
+def helm_values(cluster: Cluster) -> Artifact:
     operator = cluster.operator
     return Artifact(
         VALUES_FILE,
         "helm-values",
-        (operator_settings(cluster, names),),
+        (operator_settings(cluster),),
         (
             f"Values for chart {HELM_REPOSITORY_NAME}/{CHART} {operator.release.version}. Create the namespace and the",
             "ConfigMaps first (kubectl apply -k .), then:",
@@ -97,14 +92,14 @@ def helm_values(cluster: Cluster, names: ConfigNames) -> Artifact:
     )
 
 
-def clusterpolicy_patch(cluster: Cluster, names: ConfigNames) -> Artifact:
+def clusterpolicy_patch(cluster: Cluster) -> Artifact:
     """The settings as a JSON merge patch of the ClusterPolicy ``spec``.
 
     A merge patch only changes what it names, so what the values leave to the chart is written out: the
-    MIG config reference gpustack-gen no longer uses is ``null`` (deleted), and the driver version is the
-    pinned one or the chart's default; an omitted field would keep whatever the ClusterPolicy had.
+    driver version is the pinned one or the chart's default (an omitted field would keep whatever the
+    ClusterPolicy had), and the backend deletes with ``null`` what it no longer uses.
     """
-    spec = operator_settings(cluster, names)
+    spec = operator_settings(cluster)
     notes = [
         "Merge patch for a cluster where the GPU Operator is already installed:",
         patch_command(),
@@ -118,9 +113,6 @@ def clusterpolicy_patch(cluster: Cluster, names: ConfigNames) -> Artifact:
                 f"driver.version: the default driver of chart {operator.release.version} is not in gpustack-gen's "
                 "table, so this patch leaves the ClusterPolicy's as it is; pin operator.driver.version to set it."
             )
-    if not names.uses_mig_parted_config:
-        spec["migManager"] = {"config": {"name": None}}
-    if names.uses_mps:
-        # The chart never renders devicePlugin.mps.root; only the ClusterPolicy carries it.
-        spec["devicePlugin"]["mps"] = {"root": MPS_ROOT}
+    for key, value in backend_of(cluster).patch_only(cluster).items():
+        spec[key] = {**spec.get(key, {}), **value}
     return Artifact("clusterpolicy-patch.yaml", "clusterpolicy-patch", ({"spec": spec},), tuple(notes))

@@ -45,6 +45,7 @@ def check_cluster(cluster: Cluster, origin: ClusterOrigin, report: Report) -> No
             broken.add(pool.name)
     _check_workloads(cluster, origin, report, broken)
     _check_retired(cluster, origin, report)
+    cluster.semantics.check(cluster, origin, report)
 
 
 def _check_retired(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
@@ -176,6 +177,13 @@ def _pool_name(cluster: Cluster, pool: Pool) -> str:
 
 
 def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report: Report) -> None:
+    if pool.sharing.strategy not in cluster.semantics.STRATEGIES:
+        report.error(
+            origin.sharing.get("strategy", origin.sharing_path),
+            f"strategy {pool.sharing.strategy} does not exist on backend {cluster.backend} (cluster {cluster.name!r})",
+            f"backend {cluster.backend} offers {', '.join(sorted(cluster.semantics.STRATEGIES))}",
+        )
+        return
     sharing = pool.sharing
     gpu = pool.gpu
     strategy_path = origin.sharing.get("strategy", origin.sharing_path)
@@ -354,19 +362,20 @@ def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report, br
                 "shares, gets replicas that may all be slices of one GPU, with no more compute than one",
                 "ask for gpus: 1, or set the pool's failRequestsGreaterThanOne: true to have such pods refused",
             )
-        resource, count = cluster.workload_resource(workload)
-        per_node = pool.resources_per_node(cluster.mig_strategy).get(resource, 0)
-        if count > per_node:
-            report.error(
-                (*path, "gpus"),
-                f"one pod asks for {count} {resource}, but a node of pool {pool.name!r} advertises {per_node}",
-                "pods cannot span nodes; ask for fewer per pod",
-            )
+        per_node = cluster.resources_per_node(pool)
+        for resource, count in cluster.workload_request(workload).items():
+            if count > per_node.get(resource, 0):
+                report.error(
+                    (*path, "gpus"),
+                    f"one pod asks for {count} {resource}, but a node of pool {pool.name!r} advertises "
+                    f"{per_node.get(resource, 0)}",
+                    "pods cannot span nodes; ask for fewer per pod",
+                )
         placed.append(workload)
     for pool_name, requested in cluster.requested_by_pool(placed).items():
         pool = cluster.pool(pool_name)
         assert pool is not None
-        totals = pool.resources_total(cluster.mig_strategy)
+        totals = cluster.resources_total(pool)
         for resource, wanted in requested.items():
             total = totals.get(resource, 0)
             if wanted > total:
@@ -388,8 +397,8 @@ def _report_capacity(
     wanted = 0
     overflowing: Workload | None = None
     for workload in placed:
-        asked, count = cluster.workload_resource(workload)
-        if workload.pool != pool.name or asked != resource:
+        count = cluster.workload_request(workload).get(resource, 0)
+        if workload.pool != pool.name or not count:
             continue
         who.append(f"{workload.name} {count * workload.replicas}")
         wanted += count * workload.replicas

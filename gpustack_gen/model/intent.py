@@ -469,6 +469,10 @@ class ClusterSettings(_Model):
         default=None,
         description="GitOps delivery: Argo CD, Flux and helmfile wrappers around the chart and its values.",
     )
+    backend: Literal["gpu-operator"] | None = Field(
+        default=None,
+        description="What advertises the GPUs to Kubernetes: gpu-operator (default: the GPU Operator's device plugin).",
+    )
     default_sharing: str | None = Field(
         default=None,
         min_length=1,

@@ -22,6 +22,7 @@ from ..versions import (
 )
 from ..yamlio.source import PathKey, SourceDocument
 from . import intent
+from .backends import DEFAULT_BACKEND
 from .fleet import (
     DEFAULT_SHARING_AUTO,
     DEFAULT_SHARING_NONE,
@@ -214,6 +215,7 @@ def resolve_cluster(
         workloads=workloads,
         delivery=delivery,
         default_sharing=default_sharing or DEFAULT_SHARING_AUTO,
+        backend=setting("backend")[0] or DEFAULT_BACKEND,
         retired=_resolve_retired(spec, here, operator, report),
     )
     return cluster, ClusterOrigin(here, pool_origins, workload_paths, origins, frozenset(unresolved), tuple(pool_paths))

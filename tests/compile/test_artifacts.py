@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from gpustack_gen.compile import compile_cluster
 from gpustack_gen.compile.artifact import EmbeddedYaml
-from gpustack_gen.compile.config_names import config_names
-from gpustack_gen.compile.configmaps import mig_parted_config
-from gpustack_gen.compile.nodes import pool_labels
+from gpustack_gen.compile.gpu_operator.config_names import config_names
+from gpustack_gen.compile.gpu_operator.configmaps import mig_parted_config
+from gpustack_gen.compile.gpu_operator.nodes import pool_labels
 from gpustack_gen.compile.operator import operator_settings
 from gpustack_gen.compile.workloads import workload_values
 
@@ -74,12 +74,12 @@ def test_mps_configmap_header_restarts_the_mps_daemon(make_cluster) -> None:
 
 def test_values_follow_the_pinned_version(make_cluster) -> None:
     old_cluster = make_cluster(cluster={"operator": {"version": "v25.3.3", "cdi": {"enabled": True, "default": True}}})
-    old = operator_settings(old_cluster, config_names(old_cluster))
+    old = operator_settings(old_cluster)
     assert old["cdi"] == {"enabled": True, "default": True}
     unset = make_cluster(cluster={"operator": {"version": "v24.9.2"}})
-    assert operator_settings(unset, config_names(unset))["cdi"] == {"enabled": False, "default": False}
+    assert operator_settings(unset)["cdi"] == {"enabled": False, "default": False}
     new_cluster = make_cluster(cluster={"operator": {"version": "v26.7.0"}})
-    new = operator_settings(new_cluster, config_names(new_cluster))
+    new = operator_settings(new_cluster)
     assert new["cdi"] == {"enabled": True, "nriPluginEnabled": False}
     assert "default" not in new["cdi"]
 

@@ -33,7 +33,7 @@ from jsonschema import Draft7Validator
 
 from gpustack_gen import RenderedFile, load_fleet, render
 from gpustack_gen.compile.artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP
-from gpustack_gen.compile.operator import MPS_ROOT
+from gpustack_gen.compile.gpu_operator import MPS_ROOT
 from gpustack_gen.model.fleet import DEFAULT_DEVICE_PLUGIN_KEY
 from gpustack_gen.validate.operator_keys import CLUSTERPOLICY_SPEC_KEYS
 from gpustack_gen.validate.operator_schema import without_deletions

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ...model.backends.gpu_operator import NAME
 from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Pool
 from .. import steps
 from ..context import ClusterChange
@@ -28,7 +29,7 @@ def _effective(config: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def outcomes(change: ClusterChange) -> Iterator[Outcome]:
-    if change.old is None or change.new is None:
+    if not change.on(NAME):
         return
     old, new = change.both
     old_configs, new_configs = change.old_names.device_plugin_configs, change.new_names.device_plugin_configs
@@ -45,7 +46,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     disruptive = [
         after
         for before, after in changed
-        if set(before.resources_per_gpu(old.mig_strategy)) != set(after.resources_per_gpu(new.mig_strategy))
+        if set(old.resources_per_gpu(before)) != set(new.resources_per_gpu(after))
         or "mps" in (before.sharing.strategy, after.sharing.strategy)
     ]
     keys = [after.name for _, after in changed] + ([DEFAULT_DEVICE_PLUGIN_KEY] if default_changed else [])
@@ -100,9 +101,9 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         else ""
     )
     for before, after in changed:
-        lost = sorted(set(before.resources_per_gpu(old.mig_strategy)) - set(after.resources_per_gpu(new.mig_strategy)))
+        lost = sorted(set(old.resources_per_gpu(before)) - set(new.resources_per_gpu(after)))
         if lost:
-            now = ", ".join(sorted(after.resources_per_gpu(new.mig_strategy)))
+            now = ", ".join(sorted(new.resources_per_gpu(after)))
             users = sorted(f"{w.namespace}/{w.name}" for w in old.workloads if w.pool == before.name)
             note += (
                 f"; pool {after.name} stops advertising {', '.join(lost)} (now {now}): its pods must be redeployed "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...model.backends.gpu_operator import NAME
 from ...model.fleet import Pool
 from .. import steps
 from ..context import ClusterChange
@@ -20,7 +21,7 @@ LEVEL = Level.DISRUPTIVE
 
 
 def outcomes(change: ClusterChange) -> Iterator[Outcome]:
-    if change.old is None or change.new is None:
+    if not change.on(NAME):
         return
     _, new = change.both
     for before, after in change.common_pools:

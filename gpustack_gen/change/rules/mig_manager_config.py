@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...model.backends.gpu_operator import NAME
 from .. import commands, steps
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome
@@ -18,7 +19,7 @@ LEVEL = Level.RESTART
 
 
 def outcomes(change: ClusterChange) -> Iterator[Outcome]:
-    if change.old is None or change.new is None:
+    if not change.on(NAME):
         return
     before, after = change.old_names.uses_mig_parted_config, change.new_names.uses_mig_parted_config
     if before == after:

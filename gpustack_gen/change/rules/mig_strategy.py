@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET
+from ...model.backends.gpu_operator import NAME
 from .. import steps
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome, Step
@@ -21,7 +22,7 @@ LEVEL = Level.DISRUPTIVE
 
 
 def outcomes(change: ClusterChange) -> Iterator[Outcome]:
-    if change.old is None or change.new is None:
+    if not change.on(NAME):
         return
     old, new = change.both
     if old.mig_strategy == new.mig_strategy:

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
+from ...model.backends.gpu_operator import NAME
 from ...model.fleet import Pool, Sharing
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome
@@ -30,11 +31,12 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
 def missing(change: ClusterChange) -> Iterator[tuple[Pool, str, str, dict[str, Any]]]:
     """(pool, label, value, the ``retired`` entry that keeps it) for each label old nodes carry and the
     new ConfigMaps drop."""
-    if change.old is None or change.new is None:
+    if not change.on(NAME):
         return
+    old, _ = change.both
     live_keys = change.new_names.device_plugin_configs
     live_mig = change.new_names.mig_configs
-    for pool in change.old.pools:
+    for pool in old.pools:
         if pool.nodes == 0:
             continue  # no node carries the pool's labels
         labels = change.old_labels[pool.name]

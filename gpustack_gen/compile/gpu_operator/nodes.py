@@ -5,9 +5,9 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from ..model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool
-from ..versions import parse_version
-from .artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, Artifact
+from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool
+from ...versions import parse_version
+from ..artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, Artifact
 from .config_names import ConfigNames
 
 # k8s-device-plugin v0.20.0 commit ab05acef5, "Fix race condition in config-manager when label is unset":

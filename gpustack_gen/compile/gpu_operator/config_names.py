@@ -20,16 +20,17 @@ layout its pods did not drain for. The old name stays in the ConfigMap while nod
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from ..catalog import ALL_DISABLED, GpuModel
-from ..model.fleet import (
+from ...catalog import ALL_DISABLED, GpuModel
+from ...model.backends.gpu_operator import RESOURCE_GPU
+from ...model.fleet import (
     DEFAULT_DEVICE_PLUGIN_KEY,
     DEFAULT_SHARING_AUTO,
     DEFAULT_SHARING_NONE,
-    RESOURCE_GPU,
     Cluster,
     MigLayout,
     Pool,
@@ -77,7 +78,9 @@ class ConfigNames:
         return mig_config_name(pool.sharing, self.custom_mig_names)
 
 
+@functools.lru_cache(maxsize=256)
 def config_names(cluster: Cluster) -> ConfigNames:
+    """The names of one cluster, computed once per cluster (every artifact and rule asks for them)."""
     keys = {pool.name: pool.name for pool in cluster.pools}
     pool_configs = {pool.name: device_plugin_config(cluster, pool.sharing) for pool in cluster.pools}
     default_from = _default_source(cluster, pool_configs)
@@ -144,7 +147,7 @@ def mig_config_name(sharing: Sharing, custom: dict[MigLayout, str]) -> str:
 
 
 def _builtin_devices(gpu: GpuModel, name: str) -> MigLayout:
-    from ..catalog import builtin_mig_config
+    from ...catalog import builtin_mig_config
 
     entry = builtin_mig_config(gpu, name)
     assert entry is not None and entry.mig_enabled  # checked when the fleet was loaded

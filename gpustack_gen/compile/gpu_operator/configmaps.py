@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalog import ALL_DISABLED, GpuModel
-from ..model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster
-from .artifact import (
+from ...catalog import ALL_DISABLED, GpuModel
+from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster
+from ..artifact import (
     DEVICE_PLUGIN_CONFIGMAP,
     DEVICE_PLUGIN_LABEL,
     MANAGED_BY,
