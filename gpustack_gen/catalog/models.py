@@ -66,6 +66,9 @@ class GpuModel:
     max_gpu_instances: int | None = None
     profiles: tuple[MigProfile, ...] = ()
     all_balanced: tuple[tuple[str, int], ...] = ()
+    # The NVML device names (``NVIDIA A100-SXM4-40GB``), which the DRA driver publishes as ``productName``;
+    # the product labels are these names sanitised by GPU feature discovery.
+    nvml_names: tuple[str, ...] = ()
 
     @property
     def placement_verified(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ FACT_MODELS: dict[str, tuple[str, ...]] = {
 }
 SPLIT_BY_DEVICE = {"b300": "0x318210DE", "gb300": "0x31C210DE"}
 SPLIT_BY_LABEL = {"a2": "NVIDIA-A2", "a16": "NVIDIA-A16"}
+SPLIT_BY_NVML_NAME = {"a2": "NVIDIA A2", "a16": "NVIDIA A16"}
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +64,7 @@ def _expected(entry: dict[str, Any], gpu_id: str) -> dict[str, Any]:
         expected["mig_parted_all_balanced"] = entry["mig_parted_all_balanced_by_device"][device]
     if gpu_id in SPLIT_BY_LABEL:
         expected["gpu_product_labels"] = [SPLIT_BY_LABEL[gpu_id]]
+        expected["nvml_names"] = [SPLIT_BY_NVML_NAME[gpu_id]]
     return expected
 
 
@@ -94,6 +97,7 @@ def test_model_matches_facts(facts: dict[str, dict[str, Any]], model: str) -> No
         assert gpu.memory_gb == entry.get("memory_gb")
         assert gpu.mig_capable == entry["mig_capable"]
         assert list(gpu.product_labels) == entry.get("gpu_product_labels", [])
+        assert list(gpu.nvml_names) == entry.get("nvml_names", [])
         assert list(gpu.pci_device_ids) == entry["pci_device_ids"]
         assert gpu.compute_slices == entry.get("compute_slices_total")
         assert gpu.memory_slices == entry.get("memory_slices_total")
@@ -112,6 +116,14 @@ def test_split_entries_share_or_divide_their_facts(facts: dict[str, dict[str, An
     assert sorted(_model("a2").product_labels + _model("a16").product_labels) == sorted(a2_a16["gpu_product_labels"])
     b300 = facts["B300 / GB300 (data from mig-parted only)"]
     assert sorted(_model("b300").pci_device_ids + _model("gb300").pci_device_ids) == sorted(b300["pci_device_ids"])
+
+
+def test_product_labels_are_the_sanitised_nvml_names() -> None:
+    """GPU feature discovery drops characters outside [A-Za-z0-9-_. ] and turns spaces into '-' (gpu-facts.yaml
+    conventions.gpu_product_label): each label is the NVML name at the same position."""
+    for gpu in GPUS:
+        sanitised = ["-".join(re.sub(r"[^A-Za-z0-9\-_. ]", "", name).split()) for name in gpu.nvml_names]
+        assert sanitised == list(gpu.product_labels), gpu.id
 
 
 def test_ids_are_lowercase_and_unique() -> None:
