@@ -41,6 +41,9 @@ FILE_KINDS = {
     "argocd-application.yaml": "argocd-application",
     "flux-helmrelease.yaml": "flux-helmrelease",
     "helmfile.yaml": "helmfile",
+    "dra-device-classes.yaml": "dra-device-classes",
+    "dra-claims.yaml": "dra-claims",
+    "dra-driver-values.yaml": "dra-driver-values",
 }
 WORKLOAD_KIND = "workload-values"
 

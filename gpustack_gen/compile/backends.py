@@ -4,8 +4,9 @@ Every backend still installs the GPU Operator (driver, toolkit, CDI): :mod:`.ope
 settings and merges what the backend sets on top. A backend module has ``NAME``, ``operator_values``
 (its part of the Helm values), ``patch_only`` (what only the ClusterPolicy patch carries: deletions,
 fields the chart never renders), ``objects`` (Kubernetes objects applied with the namespace, listed in
-the kustomization), ``files`` (its other artifacts) and ``pool_labels`` (the labels each pool's nodes carry,
-which ``plan`` sets and ``verify`` expects). What a pool offers and a workload asks on a
+the kustomization), ``files`` (its other artifacts), ``pool_labels`` (the labels each pool's nodes carry,
+which ``plan`` sets and ``verify`` expects), ``workload_values`` (a workload's values fragment) and
+``capacity_details`` (what ``capacity.yaml`` says about a pool beyond its resources). What a pool offers and a workload asks on a
 backend is the model's (:mod:`gpustack_gen.model.backends`).
 """
 
@@ -14,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from . import gpu_operator
+from . import dra, gpu_operator
 
 if TYPE_CHECKING:
-    from ..model.fleet import Cluster
+    from ..model.fleet import Cluster, Pool, Workload
     from .artifact import Artifact
 
 
@@ -34,8 +35,14 @@ class BackendCompilers(Protocol):
 
     def pool_labels(self, cluster: Cluster) -> dict[str, dict[str, str]]: ...
 
+    def workload_values(self, cluster: Cluster, workload: Workload) -> dict[str, Any]: ...
 
-BACKENDS: Mapping[str, BackendCompilers] = {module.NAME: cast(BackendCompilers, module) for module in (gpu_operator,)}
+    def capacity_details(self, cluster: Cluster, pool: Pool) -> dict[str, Any]: ...
+
+
+BACKENDS: Mapping[str, BackendCompilers] = {
+    module.NAME: cast(BackendCompilers, module) for module in (gpu_operator, dra)
+}
 
 
 def backend_of(cluster: Cluster) -> BackendCompilers:

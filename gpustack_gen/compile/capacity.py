@@ -6,6 +6,7 @@ from typing import Any
 
 from ..model.fleet import ISOLATION, Cluster
 from .artifact import Artifact
+from .backends import backend_of
 
 
 def capacity(cluster: Cluster) -> Artifact:
@@ -30,6 +31,7 @@ def capacity(cluster: Cluster) -> Artifact:
                 "perNode": cluster.resources_per_node(pool),
                 "total": cluster.resources_total(pool),
                 "requested": dict(sorted(asked.get(pool.name, {}).items())),
+                **backend_of(cluster).capacity_details(cluster, pool),
             }
         )
     return Artifact(

@@ -1,23 +1,39 @@
-"""Helm-values fragments for the services' own charts: resources, nodeSelector and tolerations."""
+"""Helm-values fragments for the services' own charts: resources, nodeSelector and tolerations.
+
+Each backend writes its own fragment (its compilers' ``workload_values``): ``limits_values`` here is the
+one of the backends whose pods ask for extended resources in ``resources.limits``; the DRA backend asks
+through ResourceClaims instead. The scheduling part (requests, nodeSelector, tolerations) is shared.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..model.fleet import Cluster, Workload
+from ..model.fleet import Cluster, Pool, Workload
 from .artifact import Artifact
 
 
 def workload_values(cluster: Cluster, workload: Workload) -> dict[str, Any]:
-    pool = cluster.pool(workload.pool)
-    assert pool is not None  # checked when the fleet was loaded
+    """The fragment of ``workload`` on its cluster's backend."""
+    from .backends import backend_of  # here: the backend packages import this module
+
+    return backend_of(cluster).workload_values(cluster, workload)
+
+
+def limits_values(cluster: Cluster, workload: Workload) -> dict[str, Any]:
+    """The fragment of a backend that advertises extended resources: ``resources.limits`` from the request."""
     limits = {resource: str(count) for resource, count in cluster.workload_request(workload).items()}
-    resources: dict[str, Any] = {"limits": limits}
+    return scheduling(cluster, workload, {"limits": limits})
+
+
+def scheduling(cluster: Cluster, workload: Workload, resources: dict[str, Any]) -> dict[str, Any]:
+    """``resources`` plus the cpu/memory requests, and the pool's nodeSelector and tolerations."""
+    pool = _pool(cluster, workload)
     requests = {
         name: value for name, value in (("cpu", workload.cpu), ("memory", workload.memory)) if value is not None
     }
     if requests:
-        resources["requests"] = requests
+        resources = {**resources, "requests": requests}
     tolerations = [
         {
             "key": t.key,
@@ -31,17 +47,20 @@ def workload_values(cluster: Cluster, workload: Workload) -> dict[str, Any]:
 
 
 def workload_fragment(cluster: Cluster, workload: Workload) -> Artifact:
-    pool = cluster.pool(workload.pool)
-    assert pool is not None
+    pool = _pool(cluster, workload)
+    values = workload_values(cluster, workload)
     notes = [
         f"Values fragment for {workload.namespace}/{workload.name} on pool {pool.name} ({pool.gpu.name}):",
         "merge it into the service's chart values (helm --values).",
     ]
+    if "resourceClaims" in values:
+        notes.append("Its claim is in dra-claims.yaml: apply the cluster folder (kubectl apply -k) first.")
     if pool.sharing.is_shared:
         notes.append(f"{pool.sharing.strategy}: no memory isolation from the other pods on the same GPU.")
-    return Artifact(
-        f"workloads/{workload.file_stem}.yaml",
-        "workload-values",
-        (workload_values(cluster, workload),),
-        tuple(notes),
-    )
+    return Artifact(f"workloads/{workload.file_stem}.yaml", "workload-values", (values,), tuple(notes))
+
+
+def _pool(cluster: Cluster, workload: Workload) -> Pool:
+    pool = cluster.pool(workload.pool)
+    assert pool is not None  # checked when the fleet was loaded
+    return pool

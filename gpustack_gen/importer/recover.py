@@ -41,8 +41,11 @@ DEFAULT_MIG_CONFIGMAP = "default-mig-parted-config"
 MIG_CONFIG_KEY = "config.yaml"
 MIG_STRATEGY_LABEL = "nvidia.com/mig.strategy"
 
-# Values keys the fleet model owns (rendered into gpu-operator-values.yaml): the version-gate table.
-OWNED_KEYS = tuple(gate.path for gate in VALUES_KEYS)
+# Values keys the fleet model owns (rendered into gpu-operator-values.yaml): the version-gate table, less the
+# keys only a backend that replaces the device plugin writes (dra): an imported cluster runs the Operator's
+# device plugin, so a value of these is listed as outside the model, as before that backend existed.
+_OTHER_BACKENDS_KEYS = frozenset({"devicePlugin.enabled", "driver.manager.env"})
+OWNED_KEYS = tuple(gate.path for gate in VALUES_KEYS if gate.path not in _OTHER_BACKENDS_KEYS)
 # ClusterPolicy spec sections the model has a say in (the rest is listed as outside the model).
 _POLICY_SECTIONS = frozenset({"cdi", "driver", "toolkit", "mig", "devicePlugin", "migManager"})
 

@@ -188,6 +188,16 @@ def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report
     gpu = pool.gpu
     strategy_path = origin.sharing.get("strategy", origin.sharing_path)
     release = cluster.operator.release
+    limits = cluster.semantics.MIG_STRATEGY_LIMITS
+    for alias, path in origin.sharing.items():
+        if alias != "strategy" and alias not in cluster.semantics.OPTIONS:
+            report.warn(
+                path,
+                f"{alias} has no effect on backend {cluster.backend} ({_pool_name(cluster, pool)}), which does not "
+                "read it",
+                f"remove it; backend {cluster.backend} reads {', '.join(sorted(cluster.semantics.OPTIONS))}",
+                key=True,
+            )
     if sharing.strategy in ("time-slicing", "mps"):
         replicas_path = origin.sharing.get("replicas", origin.sharing_path)
         limit = gpu.mps_max_replicas if sharing.strategy == "mps" else MAX_TIME_SLICING_REPLICAS
@@ -212,7 +222,7 @@ def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report
                 f"MPS needs GPU Operator v24.3.0 or newer (pinned: {release.version})",
                 "pin operator.version to v24.3.0 or newer, or use time-slicing",
             )
-        if cluster.mig_strategy == "mixed":
+        if cluster.mig_strategy == "mixed" and limits:
             report.error(
                 strategy_path,
                 "MPS cannot be used in a cluster whose mig.strategy is mixed: the Operator "
@@ -262,7 +272,7 @@ def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report
             "fits its slice totals",
             "check it with `nvidia-smi mig -lgipp` on one node before rolling out",
         )
-    if cluster.mig_strategy == "single" and len(layout) > 1:
+    if cluster.mig_strategy == "single" and len(layout) > 1 and limits:
         report.error(
             layout_path,
             f"mig.strategy single allows one MIG profile type per node; this layout has {len(layout)}",
@@ -297,7 +307,7 @@ def _check_builtin_config(cluster: Cluster, pool: Pool, origin: PoolOrigin, repo
         unreadable = unreadable_profile(cluster.operator.release, profile)
         if unreadable is not None:
             report.error(path, *unreadable)
-    if cluster.mig_strategy == "single" and len(entry.mig_devices) > 1:
+    if cluster.mig_strategy == "single" and len(entry.mig_devices) > 1 and cluster.semantics.MIG_STRATEGY_LIMITS:
         report.error(
             path,
             f"{name} creates {len(entry.mig_devices)} MIG profile types on {gpu.name}, but mig.strategy "
@@ -420,7 +430,9 @@ def _check_workload_profile(
 ) -> bool:
     devices = [name for name, _ in pool.mig_devices()]
     if profile is None:
-        if pool.sharing.strategy == "mig" and cluster.mig_strategy == "mixed" and len(devices) > 1:
+        # Under the device plugin's single strategy every profile is nvidia.com/gpu; elsewhere each has a name.
+        named = cluster.mig_strategy == "mixed" or not cluster.semantics.MIG_STRATEGY_LIMITS
+        if pool.sharing.strategy == "mig" and named and len(devices) > 1:
             report.error(
                 path,
                 f"pool {pool.name!r} offers several MIG profiles ({', '.join(devices)}); say which one",

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..catalog import GpuModel, builtin_mig_config
+from ..dra_versions import NEWEST_DRA, DraDriverVersion
 from ..errors import Problem
 from ..versions import OperatorVersion, parse_version
 
@@ -62,6 +63,10 @@ class Sharing:
     fail_requests_greater_than_one: bool = False
     mig_layout: MigLayout = ()  # custom per-GPU layout, largest profile first (canonical_mig_layout)
     mig_config: str | None = None  # a built-in mig-parted config name, when named instead of a layout
+    # Backend dra only (the driver's GpuConfig); None: the driver's default.
+    interval: str | None = None  # time-slicing: Default | Short | Medium | Long
+    active_thread_percentage: int | None = None  # mps: per client, 0-100
+    pinned_memory_limit: str | None = None  # mps: device memory each client may pin, a quantity
 
     @property
     def is_shared(self) -> bool:
@@ -158,6 +163,17 @@ class OperatorConfig:
         return mps_fail_requests_configurable(self.release.device_plugin)
 
 
+DEFAULT_DRA_NAMESPACE = "nvidia-dra-driver-gpu"  # as NVIDIA's DRA install guide and the upgrade guide name it
+
+
+@dataclass(frozen=True, slots=True)
+class DraConfig:
+    """The NVIDIA DRA driver release of a cluster on backend dra (unused by the other backends)."""
+
+    release: DraDriverVersion = NEWEST_DRA
+    namespace: str = DEFAULT_DRA_NAMESPACE
+
+
 WRAP_TARGETS = ("argocd", "flux", "helmfile")
 ARGOCD_IN_CLUSTER = "https://kubernetes.default.svc"
 
@@ -228,6 +244,7 @@ class Cluster:
     default_sharing: str = DEFAULT_SHARING_AUTO  # auto | none | a pool name: what nodes without the label get
     retired: Retired = Retired()
     backend: str = "gpu-operator"  # what advertises the GPUs (model/backends): gpu-operator | hami | dra
+    dra: DraConfig = DraConfig()
 
     def pool(self, name: str) -> Pool | None:
         return next((p for p in self.pools if p.name == name), None)

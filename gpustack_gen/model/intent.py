@@ -234,6 +234,19 @@ class SharingPolicy(_Model):
         min_length=1,
         description="mig: a built-in mig-parted config of the Operator, e.g. all-balanced or all-1g.10gb.",
     )
+    interval: str | None = Field(
+        default=None,
+        description="time-slicing on backend dra: the time slice of the GPUs (the driver's timeSlicingConfig.interval): Default, Short, Medium or Long (default Default).",
+        json_schema_extra={"enum": ["Default", "Short", "Medium", "Long"]},
+    )
+    active_thread_percentage: int | None = Field(
+        default=None,
+        description="mps on backend dra: the share of the GPU's threads each MPS client may use, 0 to 100 (the driver's mpsConfig.defaultActiveThreadPercentage; default 100 / replicas).",
+    )
+    pinned_memory_limit: Quantity | None = Field(
+        default=None,
+        description='mps on backend dra: the device memory each MPS client may pin, e.g. "10Gi" (the driver\'s mpsConfig.defaultPinnedDeviceMemoryLimit; default no limit).',
+    )
 
 
 class MigSettings(_Model):
@@ -451,6 +464,18 @@ class RetiredConfigs(_Model):
     )
 
 
+class DraSettings(_Model):
+    """The NVIDIA DRA driver chart (backend dra)."""
+
+    version: str | None = Field(
+        default=None,
+        description="DRA driver chart version, e.g. 0.4.1 (0.4.x: dra-driver-nvidia-gpu from registry.k8s.io; 25.12.0: nvidia-dra-driver-gpu from NVIDIA's repository). Default: the newest known.",
+    )
+    namespace: DnsLabel | None = Field(
+        default=None, description="Namespace of the driver's release (default nvidia-dra-driver-gpu)."
+    )
+
+
 class ClusterSettings(_Model):
     """Settings a cluster can take from the fleet defaults."""
 
@@ -469,15 +494,16 @@ class ClusterSettings(_Model):
         default=None,
         description="GitOps delivery: Argo CD, Flux and helmfile wrappers around the chart and its values.",
     )
-    backend: Literal["gpu-operator"] | None = Field(
+    backend: Literal["gpu-operator", "dra"] | None = Field(
         default=None,
-        description="What advertises the GPUs to Kubernetes: gpu-operator (default: the GPU Operator's device plugin).",
+        description="What advertises the GPUs to Kubernetes: gpu-operator (default: the GPU Operator's device plugin) or dra (the NVIDIA DRA driver: DeviceClasses and ResourceClaims; Kubernetes 1.32 or newer).",
     )
     default_sharing: str | None = Field(
         default=None,
         min_length=1,
         description="What GPU nodes without the nvidia.com/device-plugin.config label get: auto (default: the config every pool shares, when they all use one; else whole GPUs), none (whole GPUs), or the name of a pool whose config they take.",
     )
+    dra: DraSettings | None = Field(default=None, description="The NVIDIA DRA driver chart (backend dra).")
 
 
 class Cluster(ClusterSettings):

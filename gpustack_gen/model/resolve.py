@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog import get_gpu, suggest_gpus
+from ..dra_versions import NEWEST_DRA, UnknownDraVersion, require_dra_version
 from ..errors import Problem, Severity
 from ..versions import (
     NEWEST_OPERATOR,
@@ -24,6 +25,7 @@ from ..yamlio.source import PathKey, SourceDocument
 from . import intent
 from .backends import DEFAULT_BACKEND
 from .fleet import (
+    DEFAULT_DRA_NAMESPACE,
     DEFAULT_SHARING_AUTO,
     DEFAULT_SHARING_NONE,
     MPS_FAIL_REQUESTS_CONFIGURABLE_FROM,
@@ -31,6 +33,7 @@ from .fleet import (
     ArgoCdDelivery,
     Cluster,
     Delivery,
+    DraConfig,
     FluxDelivery,
     HelmRelease,
     OperatorConfig,
@@ -217,6 +220,7 @@ def resolve_cluster(
         default_sharing=default_sharing or DEFAULT_SHARING_AUTO,
         backend=setting("backend")[0] or DEFAULT_BACKEND,
         retired=_resolve_retired(spec, here, operator, report),
+        dra=_resolve_dra(report, setting),
     )
     return cluster, ClusterOrigin(here, pool_origins, workload_paths, origins, frozenset(unresolved), tuple(pool_paths))
 
@@ -287,6 +291,19 @@ def _resolve_delivery(report: Report, setting: Any) -> Delivery:
             "keep one of argocd and flux per cluster, or apply the wrapper files one by one",
         )
     return Delivery(tuple(t for t in WRAP_TARGETS if t in wanted), argocd, flux)
+
+
+def _resolve_dra(report: Report, setting: Any) -> DraConfig:
+    """The DRA driver release (default: the newest known) and its namespace."""
+    version_text, version_path = setting("dra", "version")
+    namespace, _ = setting("dra", "namespace")
+    release = NEWEST_DRA
+    if version_text is not None:
+        try:
+            release = require_dra_version(version_text)
+        except UnknownDraVersion as unknown:
+            report.error(version_path, str(unknown), unknown.hint)
+    return DraConfig(release, namespace or DEFAULT_DRA_NAMESPACE)
 
 
 @functools.cache
@@ -461,6 +478,9 @@ def _resolve_sharing(
         fail_requests_greater_than_one=_fail_requests_greater_than_one(strategy, merged, origin, operator, report),
         mig_layout=canonical_mig_layout(merged.get("layout", {}).items()) if strategy == "mig" else (),
         mig_config=merged.get("config") if strategy == "mig" else None,
+        interval=merged.get("interval") if strategy == "time-slicing" else None,
+        active_thread_percentage=merged.get("activeThreadPercentage") if strategy == "mps" else None,
+        pinned_memory_limit=_text(merged.get("pinnedMemoryLimit")) if strategy == "mps" else None,
     )
     _check_sharing_fields(strategy, merged, origin, sharing_path, report)
     return sharing, origin, sharing_path, tuple(path for _, path in levels)
@@ -507,11 +527,26 @@ def _fail_requests_greater_than_one(
     return True
 
 
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
 _FIELDS_BY_STRATEGY = {
     "none": set(),
-    "time-slicing": {"replicas", "renameByDefault", "failRequestsGreaterThanOne"},
-    "mps": {"replicas", "renameByDefault", "failRequestsGreaterThanOne"},
+    "time-slicing": {"replicas", "renameByDefault", "failRequestsGreaterThanOne", "interval"},
+    "mps": {"replicas", "renameByDefault", "failRequestsGreaterThanOne", "activeThreadPercentage", "pinnedMemoryLimit"},
     "mig": {"layout", "config"},
+}
+# Why the DRA driver refuses an option under another strategy, in its own words (its GpuConfig and
+# MigDeviceConfig, api/nvidia.com/resource/v1beta1/sharing.go).
+_UPSTREAM_REASONS = {
+    ("interval", "mps"): "the DRA driver fails such a claim: cannot use TimeSlicingConfig with the 'MPS' strategy",
+    ("activeThreadPercentage", "time-slicing"): "the DRA driver fails such a claim: cannot use MpsConfig with the "
+    "'TimeSlicing' strategy",
+    ("pinnedMemoryLimit", "time-slicing"): "the DRA driver fails such a claim: cannot use MpsConfig with the "
+    "'TimeSlicing' strategy",
+    ("interval", "mig"): "a MIG device's config (MigDeviceConfig) has no timeSlicingConfig: the DRA driver's strict "
+    "decoder rejects it, and time-slicing has no effect on MIG",
 }
 
 
@@ -526,7 +561,9 @@ def _check_sharing_fields(
             hint = "strategy none gives whole GPUs; pick time-slicing, mps or mig to share"
         else:
             hint = f"{strategy} takes {', '.join(sorted(allowed))}; remove {alias}"
-        report.error(origin[alias], f"{alias} does not apply to strategy {strategy}", hint, key=True)
+        reason = _UPSTREAM_REASONS.get((alias, strategy))
+        message = f"{alias} does not apply to strategy {strategy}" + (f" ({reason})" if reason else "")
+        report.error(origin[alias], message, hint, key=True)
     if strategy in ("time-slicing", "mps") and "replicas" not in merged:
         report.error(sharing_path, f"{strategy} needs replicas (how many pods share one GPU)", "add replicas: 4")
     if strategy == "mig" and "layout" not in merged and "config" not in merged:

@@ -12,14 +12,19 @@ from typing import Any
 from ..compile.artifact import Artifact, EmbeddedYaml
 from ..compile.gitops import GITOPS_KINDS
 from ..errors import InternalError
+from ..model.backends.dra import gates as dra_gates
 from ..model.fleet import Cluster
 from .device_plugin import check_device_plugin_config
+from .dra import check_driver_values, check_opaque_configs
 from .findings import SchemaFinding, findings_from_errors
 from .gitops import check_gitops_document, wrapper_disagreements
 from .kubernetes import KubernetesSchemaNotFound, check_kubernetes_object, check_workload_fragment
 from .memo import MEMO_SIZE, json_key
 from .mig_parted import check_mig_parted_config
 from .operator_schema import OperatorSchemaKind, operator_validator, without_deletions
+
+# Kubernetes objects whose schema must be found (a Kustomization or a GitOps CRD has none in kubernetes-validate).
+ALWAYS_CHECKED_KINDS = ("ConfigMap", "DeviceClass", "ResourceClaimTemplate", "ResourceClaim")
 
 
 def validate_artifacts(cluster: Cluster, artifacts: list[Artifact]) -> None:
@@ -45,12 +50,21 @@ def validate_artifacts(cluster: Cluster, artifacts: list[Artifact]) -> None:
                     findings = check_mig_parted_config(config)
                     if findings:
                         raise InternalError(artifact.path, f"data.{key}.{findings[0].path}", findings[0].message)
+            elif artifact.kind == "dra-driver-values":
+                _raise_first(artifact, check_driver_values(document, cluster.dra.release))
+            elif artifact.kind in ("dra-device-classes", "dra-claims"):
+                _raise_first(artifact, check_opaque_configs(document, frozenset(dra_gates(cluster))))
             elif artifact.kind in GITOPS_KINDS:
                 gitops_findings = check_gitops_document(document)
                 if gitops_findings:
                     raise InternalError(artifact.path, gitops_findings[0].path, gitops_findings[0].message)
     _check_wrappers_agree(cluster, artifacts)
     _validate_kubernetes(cluster, artifacts)
+
+
+def _raise_first(artifact: Artifact, findings: list[SchemaFinding]) -> None:
+    if findings:
+        raise InternalError(artifact.path, findings[0].path, findings[0].message)
 
 
 def _check_wrappers_agree(cluster: Cluster, artifacts: list[Artifact]) -> None:
@@ -67,8 +81,8 @@ def _validate_kubernetes(cluster: Cluster, artifacts: list[Artifact]) -> None:
     """Kubernetes objects and the pod-spec parts of workload fragments, strictly, for the cluster's version.
 
     Documents with ``apiVersion`` and ``kind`` are checked when ``kubernetes-validate`` ships a schema for
-    them (ConfigMaps); others (Kustomization, which is not an API object) are skipped. A ConfigMap is
-    always checked.
+    them; others (Kustomization, which is not an API object) are skipped. ConfigMaps and the DRA objects
+    are always checked: a missing schema for them is an error.
     """
     for artifact in artifacts:
         for document in artifact.documents:
@@ -78,7 +92,7 @@ def _validate_kubernetes(cluster: Cluster, artifacts: list[Artifact]) -> None:
                 try:
                     findings = check_kubernetes_object(_as_text(document), cluster.kubernetes)
                 except KubernetesSchemaNotFound:
-                    if document["kind"] == "ConfigMap":
+                    if document["kind"] in ALWAYS_CHECKED_KINDS:
                         raise
                     continue
             else:

@@ -13,8 +13,8 @@ objects gpustack-gen writes would be a bug anyway). A cluster older than the old
 checked against the oldest one: the objects we write (ConfigMaps, container resources, nodeSelector,
 tolerations) have not changed shape since long before that, so the oldest schema is a fair stand-in.
 
-Workload fragments are not Kubernetes objects: they are the ``resources``, ``nodeSelector`` and
-``tolerations`` of a pod. :func:`check_workload_fragment` wraps them into a minimal Pod, validates that,
+Workload fragments are not Kubernetes objects: they are the ``resources``, ``nodeSelector``,
+``tolerations`` and (DRA) ``resourceClaims`` of a pod. :func:`check_workload_fragment` wraps them into a minimal Pod, validates that,
 and reports paths relative to the fragment. The schemas accept any string as a quantity, so resource
 quantities are also checked against the Kubernetes quantity grammar.
 
@@ -61,6 +61,7 @@ _POD_PATHS: Mapping[str, tuple[object, ...]] = {
     "resources": ("spec", "containers", 0, "resources"),
     "nodeSelector": ("spec", "nodeSelector"),
     "tolerations": ("spec", "tolerations"),
+    "resourceClaims": ("spec", "resourceClaims"),
 }
 
 
@@ -203,7 +204,7 @@ def workload_pod(fragment: Mapping[str, Any]) -> dict[str, Any]:
     spec: dict[str, Any] = {"containers": [container]}
     if "resources" in fragment:
         container["resources"] = fragment["resources"]
-    for key in ("nodeSelector", "tolerations"):
+    for key in ("nodeSelector", "tolerations", "resourceClaims"):
         if key in fragment:
             spec[key] = fragment[key]
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"}, "spec": spec}

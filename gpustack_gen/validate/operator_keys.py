@@ -33,6 +33,8 @@ _SHARED_KEYS = (
     KeyGate("driver.version"),
     KeyGate("toolkit.enabled"),
     KeyGate("mig.strategy"),
+    KeyGate("driver.manager.env"),
+    KeyGate("devicePlugin.enabled"),
     KeyGate("devicePlugin.config.name"),
     KeyGate("devicePlugin.config.default"),
     KeyGate("migManager.config.name"),

@@ -82,6 +82,12 @@ KEY_DOCS: Mapping[str, KeyDoc] = {
         "Install the driver with a container; false when the nodes have a driver preinstalled.", _BOOL
     ),
     "driver.version": KeyDoc("Driver version (image tag), such as 570.124.06.", {"type": "string", "minLength": 1}),
+    "driver.manager": KeyDoc("The k8s-driver-manager init container of the driver DaemonSet.", _OBJECT),
+    "driver.manager.env": KeyDoc(
+        "Environment of the driver manager; NODE_LABEL_FOR_GPU_POD_EVICTION names the node label it turns off to "
+        "evict GPU pods, such as the DRA driver's kubelet plugin, before the driver reloads.",
+        {"type": "array", "items": {"type": "object", "required": ["name"]}},
+    ),
     "toolkit": KeyDoc("The NVIDIA container toolkit DaemonSet.", _OBJECT),
     "toolkit.enabled": KeyDoc("Install the container toolkit; false when the nodes have it preinstalled.", _BOOL),
     "mig": KeyDoc("Multi-Instance GPU settings.", _OBJECT),
@@ -92,6 +98,10 @@ KEY_DOCS: Mapping[str, KeyDoc] = {
     ),
     "devicePlugin": KeyDoc(
         "The NVIDIA device plugin DaemonSet (and GPU Feature Discovery, which shares its config).", _OBJECT
+    ),
+    "devicePlugin.enabled": KeyDoc(
+        "Deploy the device plugin; false where another component advertises the GPUs, such as the DRA driver.",
+        _BOOL,
     ),
     "devicePlugin.config": KeyDoc("The device-plugin config ConfigMap to use.", _OBJECT),
     "devicePlugin.config.name": KeyDoc(

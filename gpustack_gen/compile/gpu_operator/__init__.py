@@ -11,14 +11,27 @@ from typing import Any
 
 from ...catalog import ALL_DISABLED
 from ...model.backends.gpu_operator import NAME
-from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster
+from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool
 from ..artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP, Artifact
+from ..workloads import limits_values as workload_values
 from .config_names import config_names
 from .configmaps import device_plugin_configmap, mig_parted_configmap
 from .nodes import node_labels
 from .nodes import pool_labels as _pool_labels
 
-__all__ = ["MPS_ROOT", "NAME", "files", "objects", "operator_values", "patch_only", "pool_labels"]
+__all__ = [
+    "MPS_ROOT",
+    "NAME",
+    "capacity_details",
+    "files",
+    "mig_manager_patch",
+    "mig_manager_values",
+    "objects",
+    "operator_values",
+    "patch_only",
+    "pool_labels",
+    "workload_values",
+]
 
 MPS_ROOT = "/run/nvidia/mps"
 
@@ -27,16 +40,26 @@ def operator_values(cluster: Cluster) -> dict[str, Any]:
     settings: dict[str, Any] = {
         "devicePlugin": {"config": {"name": DEVICE_PLUGIN_CONFIGMAP, "default": DEFAULT_DEVICE_PLUGIN_KEY}}
     }
+    return {**settings, **mig_manager_values(cluster)}
+
+
+def mig_manager_values(cluster: Cluster) -> dict[str, Any]:
+    """The MIG manager reads the cluster's own mig-parted ConfigMap, when it has MIG-capable GPUs."""
+    if not config_names(cluster).uses_mig_parted_config:
+        return {}
+    return {"migManager": {"config": {"name": MIG_PARTED_CONFIGMAP, "default": ALL_DISABLED}}}
+
+
+def mig_manager_patch(cluster: Cluster) -> dict[str, Any]:
+    """A merge patch keeps what it does not name: a cluster without MIG-capable GPUs deletes the reference."""
     if config_names(cluster).uses_mig_parted_config:
-        settings["migManager"] = {"config": {"name": MIG_PARTED_CONFIGMAP, "default": ALL_DISABLED}}
-    return settings
+        return {}
+    return {"migManager": {"config": {"name": None}}}
 
 
 def patch_only(cluster: Cluster) -> dict[str, Any]:
     names = config_names(cluster)
-    extra: dict[str, Any] = {}
-    if not names.uses_mig_parted_config:
-        extra["migManager"] = {"config": {"name": None}}
+    extra: dict[str, Any] = mig_manager_patch(cluster)
     if names.uses_mps:
         # The chart never renders devicePlugin.mps.root; only the ClusterPolicy carries it.
         extra["devicePlugin"] = {"mps": {"root": MPS_ROOT}}
@@ -54,3 +77,8 @@ def files(cluster: Cluster) -> list[Artifact]:
 
 def pool_labels(cluster: Cluster) -> dict[str, dict[str, str]]:
     return _pool_labels(cluster, config_names(cluster))
+
+
+def capacity_details(cluster: Cluster, pool: Pool) -> dict[str, Any]:
+    """Nothing beyond the resources: the device plugin's are what a node's allocatable shows."""
+    return {}

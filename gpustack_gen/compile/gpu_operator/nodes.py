@@ -43,19 +43,27 @@ def label_command(selector: str, assignments: dict[str, str | None]) -> str:
     return f"kubectl label nodes --selector {shlex.quote(selector)} {' '.join(words)} --overwrite"
 
 
-def node_labels(cluster: Cluster, names: ConfigNames) -> Artifact:
+def node_labels_document(cluster: Cluster, labels: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """``node-labels.yaml``'s document: per pool, its nodeSelector, its ``labels`` and the command that sets them."""
     pools: list[dict[str, Any]] = []
-    for pool, labels in zip(cluster.pools, pool_labels(cluster, names).values(), strict=True):
+    for pool in cluster.pools:
         pools.append(
             {
                 "name": pool.name,
                 "gpu": pool.gpu.id,
                 "nodeSelector": dict(pool.node_selector),
-                "labels": labels,
-                "command": label_command(selector_text(pool), dict(labels)),
+                "labels": labels[pool.name],
+                "command": label_command(selector_text(pool), dict(labels[pool.name])),
             }
         )
-    notes = ["Labels each pool's nodes must carry. Set them in the node group template so new nodes get them."]
+    return {"cluster": cluster.name, "pools": pools}
+
+
+NODE_LABELS_NOTE = "Labels each pool's nodes must carry. Set them in the node group template so new nodes get them."
+
+
+def node_labels(cluster: Cluster, names: ConfigNames) -> Artifact:
+    notes = [NODE_LABELS_NOTE]
     notes.append(
         f"A GPU node without {DEVICE_PLUGIN_LABEL} gets {DEFAULT_DEVICE_PLUGIN_KEY}: {names.default_text(cluster)}."
     )
@@ -67,6 +75,6 @@ def node_labels(cluster: Cluster, names: ConfigNames) -> Artifact:
     return Artifact(
         "node-labels.yaml",
         "node-labels",
-        ({"cluster": cluster.name, "pools": pools},),
+        (node_labels_document(cluster, pool_labels(cluster, names)),),
         tuple(notes),
     )

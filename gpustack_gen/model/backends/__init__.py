@@ -4,7 +4,8 @@ A backend is the component that advertises GPUs to the kubelet: the GPU Operator
 (``gpu-operator``, the default), HAMi, or the NVIDIA DRA driver. Each registers a module here with
 ``NAME``, ``STRATEGIES`` (the sharing strategies its pools may use), ``resources_per_gpu`` (what one
 physical GPU of a pool advertises), ``workload_request`` (what one pod asks) and ``check`` (its own
-semantic rules, reported at the fleet file's lines). The compilers of each backend live in
+semantic rules, reported at the fleet file's lines), plus ``OPTIONS`` (the sharing options it reads),
+``MIG_STRATEGY_LIMITS`` and ``EXTENDED_RESOURCES`` (see :class:`BackendSemantics`). The compilers of each backend live in
 :mod:`gpustack_gen.compile`; nothing else branches on a backend's name.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, cast
 
-from . import gpu_operator
+from . import dra, gpu_operator
 
 if TYPE_CHECKING:
     from ..fleet import Cluster, Pool, Workload
@@ -25,6 +26,9 @@ DEFAULT_BACKEND = gpu_operator.NAME
 class BackendSemantics(Protocol):
     NAME: str
     STRATEGIES: frozenset[str]
+    OPTIONS: frozenset[str]  # the sharing options (fleet keys) it reads; others are warned about
+    MIG_STRATEGY_LIMITS: bool  # mig.strategy limits its pools (the device plugin's single and mixed)
+    EXTENDED_RESOURCES: bool  # pools advertise extended resources in the node's allocatable (else DRA devices)
 
     def resources_per_gpu(self, cluster: Cluster, pool: Pool) -> dict[str, int]: ...
 
@@ -33,7 +37,9 @@ class BackendSemantics(Protocol):
     def check(self, cluster: Cluster, origin: ClusterOrigin, report: Report) -> None: ...
 
 
-SEMANTICS: Mapping[str, BackendSemantics] = {module.NAME: cast(BackendSemantics, module) for module in (gpu_operator,)}
+SEMANTICS: Mapping[str, BackendSemantics] = {
+    module.NAME: cast(BackendSemantics, module) for module in (gpu_operator, dra)
+}
 
 
 def semantics(name: str) -> BackendSemantics:

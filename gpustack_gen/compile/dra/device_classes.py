@@ -1,0 +1,91 @@
+"""The DeviceClasses of a cluster on backend dra: one per pool and kind of device, with the pool's sharing.
+
+A class selects the driver's devices by the attributes it publishes (``cmd/gpu-kubelet-plugin/deviceinfo.go``,
+``partitions.go``): ``type`` (``gpu`` or ``mig``), ``productName`` (the NVML name of the GPU, or of a MIG
+device's parent) and a MIG device's ``profile``. The chart's own classes (``gpu.nvidia.com``,
+``mig.nvidia.com``) match every GPU; these match the pool's model, so a workload's claim can only be
+served by the GPUs it was sized for. A pod still lands on its pool's nodes by the nodeSelector of its
+fragment: two pools of one model differ by their nodes, not by their devices.
+
+Time-slicing and MPS go in the class's config (``DeviceClassConfiguration``), which the driver applies to
+every device claimed through it when it prepares the device; a claim allocated before a change keeps the
+config it was prepared with until its pods restart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...model.backends import dra_gpu_config
+from ...model.backends.dra import device_class, resource_api_version
+from ...model.fleet import Cluster, Pool, Sharing
+from ..artifact import MANAGED_BY
+
+_ATTRIBUTE = "device.attributes['gpu.nvidia.com']"
+
+
+def device_classes(cluster: Cluster) -> list[dict[str, Any]]:
+    api_version = resource_api_version(cluster.kubernetes)
+    documents: list[dict[str, Any]] = []
+    for pool in cluster.pools:
+        if pool.sharing.strategy == "mig":
+            for profile, _ in pool.mig_devices():
+                documents.append(_device_class(api_version, device_class(pool, profile), _selector(pool, profile)))
+        else:
+            config = gpu_config(pool.sharing)
+            documents.append(_device_class(api_version, device_class(pool), _selector(pool), config))
+    return documents
+
+
+def _device_class(api_version: str, name: str, expression: str, config: dict[str, Any] | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"selectors": [{"cel": {"expression": expression}}]}
+    if config is not None:
+        spec["config"] = [{"opaque": {"driver": dra_gpu_config.DRIVER, "parameters": config}}]
+    return {
+        "apiVersion": api_version,
+        "kind": "DeviceClass",
+        "metadata": {"name": name, "labels": dict(MANAGED_BY)},
+        "spec": spec,
+    }
+
+
+def _selector(pool: Pool, profile: str | None = None) -> str:
+    """CEL: the driver's devices of the pool's GPU model (and MIG profile)."""
+    names = [f"'{name}'" for name in pool.gpu.nvml_names]
+    product = f"== {names[0]}" if len(names) == 1 else f"in [{', '.join(names)}]"
+    terms = [
+        f"device.driver == '{dra_gpu_config.DRIVER}'",
+        f"{_ATTRIBUTE}.type == '{'gpu' if profile is None else 'mig'}'",
+        f"{_ATTRIBUTE}.productName {product}",
+    ]
+    if profile is not None:
+        terms.append(f"{_ATTRIBUTE}.profile == '{profile}'")
+    return " && ".join(terms)
+
+
+def gpu_config(sharing: Sharing) -> dict[str, Any] | None:
+    """The opaque GpuConfig of a shared pool's class; None for whole GPUs.
+
+    MPS gives each client ``100 / replicas`` of the GPU's threads unless the fleet says otherwise: the
+    share the device plugin's MPS replicas give (a device-plugin MPS replica is an MPS client with
+    1/replicas of the compute).
+    """
+    if sharing.strategy == "time-slicing":
+        shared: dict[str, Any] = {
+            "strategy": dra_gpu_config.TIME_SLICING,
+            "timeSlicingConfig": {"interval": sharing.interval or dra_gpu_config.INTERVALS[0]},
+        }
+    elif sharing.strategy == "mps":
+        mps: dict[str, Any] = {
+            "defaultActiveThreadPercentage": (
+                sharing.active_thread_percentage
+                if sharing.active_thread_percentage is not None
+                else 100 // sharing.replicas
+            )
+        }
+        if sharing.pinned_memory_limit is not None:
+            mps["defaultPinnedDeviceMemoryLimit"] = sharing.pinned_memory_limit
+        shared = {"strategy": dra_gpu_config.MPS, "mpsConfig": mps}
+    else:
+        return None
+    return {"apiVersion": dra_gpu_config.API_VERSION, "kind": dra_gpu_config.GPU_CONFIG, "sharing": shared}

@@ -1,0 +1,247 @@
+"""The NVIDIA DRA driver: GPUs and MIG devices as DRA devices, claimed through DeviceClasses of our own.
+
+Every pool gets a DeviceClass per kind of device it offers (``<pool>.gpu.gpustack-gen.dev``, or
+``<pool>.mig-<profile>.gpustack-gen.dev`` per MIG profile), and these names are the resources of
+``capacity.yaml``. A pod claims devices of its pool's class:
+
+- whole GPUs and MIG devices: a ResourceClaimTemplate per workload, so each pod gets its own claim and
+  its own ``gpus`` devices (``dra-driver demo/specs/quickstart/v1/gpu-test1.yaml``, ``gpu-test4.yaml``);
+- time-slicing and MPS: DRA shares a device only among the pods that name the same ResourceClaim
+  (``gpu-test3.yaml``), and a claim lives in one namespace and is allocated on one node. So a workload
+  gets one named ResourceClaim that all its pods share, on one node, and the pool's ``replicas`` means
+  pods per claim. No DRA object enforces it: capacity counts a shared GPU as ``replicas`` pod slots, as
+  the device plugin does, and the checks refuse a workload with more pods than that
+  (``research/dra.md`` §3, §9).
+
+The checks here: the Kubernetes minor (DRA from 1.32, GA in 1.34), the Operator version NVIDIA's DRA
+guide names, GPU models the driver can be told apart by (their NVML ``productName``), the driver's rules
+for the sharing options, and what DRA cannot enforce.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ...dra_versions import GATE_MPS, GATE_TIME_SLICING
+from ...versions import parse_version
+from . import dra_gpu_config
+
+if TYPE_CHECKING:
+    from ...yamlio.source import PathKey
+    from ..fleet import Cluster, Pool, Workload
+    from ..resolve import ClusterOrigin, Report
+
+NAME = "dra"
+STRATEGIES = frozenset({"none", "time-slicing", "mps", "mig"})
+OPTIONS = frozenset({"replicas", "layout", "config", "interval", "activeThreadPercentage", "pinnedMemoryLimit"})
+MIG_STRATEGY_LIMITS = False  # each MIG profile is a DeviceClass of its own, whatever mig.strategy says
+EXTENDED_RESOURCES = False  # devices are published in ResourceSlices, not in the node's allocatable
+
+CLASS_DOMAIN = "gpustack-gen.dev"
+MIN_KUBERNETES = (1, 32)  # resource.k8s.io/v1beta1 (k8s.io/api resource/v1beta1: introduced=1.32)
+BETA2_KUBERNETES = (1, 33)  # resource.k8s.io/v1beta2 (introduced=1.33)
+GA_KUBERNETES = (1, 34)  # resource.k8s.io/v1, DynamicResourceAllocation GA and on by default
+# NVIDIA's DRA install guide for the GPU Operator: "GPU Operator >= 25.10.0 installed with devicePlugin.enabled=false"
+# (cloud-native-docs gpu-operator/dra-intro-install.rst).
+MIN_OPERATOR = "v25.10.0"
+# Labels on each pool's nodes (dra-intro-install.rst): the driver's kubelet plugin runs where the first is true;
+# the Operator keeps its device plugin off a node whose deploy label is false (gpu-operator
+# controllers/state_manager.go addGPUStateLabels sets it only when absent or empty).
+KUBELET_PLUGIN_LABEL = "nvidia.com/dra-kubelet-plugin"
+DEVICE_PLUGIN_DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
+
+_MINOR = re.compile(r"v?(\d+)\.(\d+)")
+
+
+def device_class(pool: Pool, profile: str | None = None) -> str:
+    """The pool's DeviceClass for whole (or shared) GPUs, or for one of its MIG profiles."""
+    if profile is None:
+        return f"{pool.name}.gpu.{CLASS_DOMAIN}"
+    return f"{pool.name}.mig-{profile.replace('+', '.')}.{CLASS_DOMAIN}"
+
+
+def resources_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
+    """Devices of each DeviceClass one physical GPU of the pool offers; a shared GPU counts ``replicas`` pod slots."""
+    sharing = pool.sharing
+    if sharing.strategy == "mig":
+        return {device_class(pool, profile): count for profile, count in pool.mig_devices()}
+    return {device_class(pool): sharing.replicas if sharing.is_shared else 1}
+
+
+def workload_request(cluster: Cluster, workload: Workload) -> dict[str, int]:
+    """One pod's devices (or, on a shared pool, its slots of the devices its workload's claim holds)."""
+    pool = cluster.pool(workload.pool)
+    assert pool is not None  # checked when the fleet was loaded
+    if pool.sharing.strategy == "mig":
+        return {device_class(pool, workload.mig_profile or pool.mig_devices()[0][0]): workload.gpus}
+    return {device_class(pool): workload.gpus}
+
+
+def kubernetes_minor(kubernetes: str) -> tuple[int, int] | None:
+    match = _MINOR.match(kubernetes)
+    return None if match is None else (int(match.group(1)), int(match.group(2)))
+
+
+def resource_api_version(kubernetes: str) -> str:
+    """The ``resource.k8s.io`` version a cluster of this Kubernetes version serves (v1beta1 on 1.32, v1beta2 on
+    1.33, v1 from 1.34)."""
+    minor = kubernetes_minor(kubernetes) or GA_KUBERNETES
+    if minor >= GA_KUBERNETES:
+        return "resource.k8s.io/v1"
+    return "resource.k8s.io/v1beta2" if minor >= BETA2_KUBERNETES else "resource.k8s.io/v1beta1"
+
+
+def gates(cluster: Cluster) -> dict[str, bool]:
+    """The driver feature gates the cluster's pools need, and only those (all alpha, off by default)."""
+    strategies = {pool.sharing.strategy for pool in cluster.pools}
+    wanted = {GATE_TIME_SLICING: "time-slicing" in strategies, GATE_MPS: "mps" in strategies}
+    return {gate: True for gate, on in wanted.items() if on}
+
+
+def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+    _check_kubernetes(cluster, origin, report)
+    _check_operator(cluster, origin, report)
+    used_gates: set[str] = set()
+    for pool in cluster.pools:
+        pool_origin = origin.pools[pool.name]
+        for key, _ in pool.node_selector:
+            if key in (KUBELET_PLUGIN_LABEL, DEVICE_PLUGIN_DEPLOY_LABEL):
+                report.error(
+                    (*pool_origin.path, "nodeSelector", key),
+                    f"pool {pool.name!r} selects its nodes by {key}, a label gpustack-gen sets on them on backend dra: "
+                    "relabelling would unselect the pool's own nodes",
+                    "select on a label your node group sets, such as node.kubernetes.io/instance-type",
+                    key=True,
+                )
+        if not pool.gpu.nvml_names:
+            report.error(
+                (*pool_origin.path, "gpu"),
+                f"the DRA driver tells GPU models apart by their NVML name (productName), and gpustack-gen does not "
+                f"know that of {pool.gpu.name}: no DeviceClass could select pool {pool.name!r}",
+                "keep this cluster on backend gpu-operator",
+            )
+        _check_options(cluster, pool, pool_origin.sharing, report)
+        if pool.sharing.is_shared:
+            gate = GATE_TIME_SLICING if pool.sharing.strategy == "time-slicing" else GATE_MPS
+            strategy_path = pool_origin.sharing.get("strategy", pool_origin.sharing_path)
+            if gate not in used_gates:
+                used_gates.add(gate)
+                report.warn(
+                    strategy_path,
+                    f"{pool.sharing.strategy} on backend dra needs the DRA driver's {gate} feature gate, which is "
+                    f"alpha (cluster {cluster.name!r}; dra-driver-values.yaml turns it on)",
+                    "alpha gates can change or go between driver releases: check the release notes before "
+                    "each driver upgrade",
+                )
+            report.warn(
+                pool_origin.sharing.get("replicas", strategy_path),
+                f"on backend dra, replicas {pool.sharing.replicas} of pool {pool.name!r} in cluster "
+                f"{cluster.name!r} is the number of pods that may share one ResourceClaim: each workload's pods "
+                "share its claim, on one node, and no DRA object enforces the number (any pod naming the claim "
+                "joins it)",
+                "gpustack-gen checks the fleet's workloads against it; keep other pods off these claims",
+            )
+    _check_workloads(cluster, origin, report)
+
+
+def _check_kubernetes(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+    minor = kubernetes_minor(cluster.kubernetes)
+    if minor is None:
+        return  # reported while resolving
+    path: PathKey = origin.fields.get("kubernetes", origin.path)
+    if minor < MIN_KUBERNETES:
+        report.error(
+            path,
+            f"backend dra needs Kubernetes 1.32 or newer (cluster {cluster.name!r} runs {cluster.kubernetes}): "
+            "resource.k8s.io arrived as v1beta1 in 1.32 and is GA from 1.34",
+            "upgrade the cluster to 1.34 or newer, or keep it on backend gpu-operator",
+        )
+        return
+    release = cluster.dra.release
+    prerequisite = parse_version(release.kubernetes_prerequisite or "")
+    running = parse_version(cluster.kubernetes)
+    documented = ""
+    if prerequisite is not None and running is not None and running < prerequisite:
+        documented = (
+            f"; the DRA driver {release.version} documents Kubernetes v{release.kubernetes_prerequisite} or newer"
+        )
+    if minor < GA_KUBERNETES:
+        versions = "resource.k8s.io/v1beta1=true" + (
+            ",resource.k8s.io/v1beta2=true" if minor >= BETA2_KUBERNETES else ""
+        )
+        report.warn(
+            path,
+            f"DRA is beta and off by default on Kubernetes {minor[0]}.{minor[1]} (cluster {cluster.name!r}): enable "
+            "the DynamicResourceAllocation feature gate on kube-apiserver, kube-controller-manager, kube-scheduler "
+            f"and every kubelet, and --runtime-config={versions} on kube-apiserver; gpustack-gen writes "
+            f"{resource_api_version(cluster.kubernetes)} objects{documented}",
+            "or upgrade to Kubernetes 1.34, where DRA is GA and on; managed offerings may not let you set the gates "
+            "(dra-driver docs/prerequisites.md)",
+        )
+    elif documented:
+        report.warn(
+            path, f"cluster {cluster.name!r} runs Kubernetes {cluster.kubernetes}{documented}", "upgrade the cluster"
+        )
+
+
+def _check_operator(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+    release = cluster.operator.release
+    if release.at_least(MIN_OPERATOR):
+        return
+    report.error(
+        origin.fields.get("operator.version", origin.path),
+        f"backend dra needs GPU Operator {MIN_OPERATOR} or newer beside the DRA driver, with its device plugin off "
+        f"(NVIDIA's DRA install guide); cluster {cluster.name!r} pins {release.version}",
+        "pin operator.version v26.7.0 (upgrade the Operator in a change of its own first)",
+    )
+
+
+def _check_options(cluster: Cluster, pool: Pool, paths: dict[str, PathKey], report: Report) -> None:
+    """The driver's rules for the values the pool's GpuConfig carries, at the fleet's lines."""
+    sharing = pool.sharing
+    problems = [
+        ("interval", sharing.interval is not None and dra_gpu_config.interval_problem(sharing.interval)),
+        (
+            "activeThreadPercentage",
+            sharing.active_thread_percentage is not None
+            and dra_gpu_config.thread_percentage_problem(sharing.active_thread_percentage),
+        ),
+        (
+            "pinnedMemoryLimit",
+            sharing.pinned_memory_limit is not None
+            and dra_gpu_config.pinned_limit_problem(sharing.pinned_memory_limit),
+        ),
+    ]
+    for alias, problem in problems:
+        if problem:
+            report.error(
+                paths[alias],
+                f"the DRA driver refuses this {alias}: {problem}",
+                _OPTION_HINTS[alias],
+            )
+
+
+_OPTION_HINTS = {
+    "interval": "one of " + ", ".join(dra_gpu_config.INTERVALS),
+    "activeThreadPercentage": "a percentage from 0 to 100 (unset: 100 / replicas)",
+    "pinnedMemoryLimit": 'at least 1Mi, e.g. "10Gi"',
+}
+
+
+def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+    for workload in cluster.workloads:
+        pool = cluster.pool(workload.pool)
+        if pool is None or not pool.sharing.is_shared or workload.replicas <= pool.sharing.replicas:
+            continue
+        path = origin.workloads.get((workload.namespace, workload.name))
+        if path is None:
+            continue
+        report.error(
+            (*path, "replicas"),
+            f"on backend dra the {workload.replicas} pods of {workload.namespace}/{workload.name} share one "
+            f"ResourceClaim, so all of them run on one node with its {workload.gpus} GPU(s), and pool {pool.name!r} "
+            f"lets {pool.sharing.replicas} pods share a GPU",
+            f"lower replicas to {pool.sharing.replicas}, or split the workload into workloads of at most "
+            f"{pool.sharing.replicas} pods (each gets a claim of its own)",
+        )
