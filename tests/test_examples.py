@@ -5,19 +5,24 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from gpustack_gen import load_fleet, render
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples"
 
 
-def test_committed_output_matches_a_fresh_render() -> None:
-    fleet = load_fleet(EXAMPLE / "fleet.yaml", name="examples/fleet.yaml")
+@pytest.mark.parametrize("folder", ["", "dra"])
+def test_committed_output_matches_a_fresh_render(folder: str) -> None:
+    """examples/fleet.yaml -> examples/rendered, examples/dra/fleet.yaml -> examples/dra/rendered."""
+    base = EXAMPLE / folder
+    fleet = load_fleet(base / "fleet.yaml", name=(Path("examples") / folder / "fleet.yaml").as_posix())
     bundle = render(fleet)
     if os.environ.get("UPDATE_GOLDEN") == "1":
-        bundle.write(EXAMPLE / "rendered")
-    drift = bundle.drift(EXAMPLE / "rendered")
-    assert drift.clean, f"examples/rendered is out of date (UPDATE_GOLDEN=1 pytest tests/test_examples.py): {drift}"
-    committed = sorted(p.relative_to(EXAMPLE / "rendered").as_posix() for p in (EXAMPLE / "rendered").rglob("*.yaml"))
+        bundle.write(base / "rendered")
+    drift = bundle.drift(base / "rendered")
+    assert drift.clean, f"{base / 'rendered'} is out of date (UPDATE_GOLDEN=1 pytest tests/test_examples.py): {drift}"
+    committed = sorted(p.relative_to(base / "rendered").as_posix() for p in (base / "rendered").rglob("*.yaml"))
     assert committed == sorted(bundle.files)
 
 
