@@ -43,7 +43,8 @@ def analyse(old: Cluster | None, new: Cluster | None, paths: Paths | None = None
     change = ClusterChange(old, new, paths or Paths())
     outcomes = tuple(_with_actions(outcome) for rule in RULES for outcome in rule.outcomes(change))
     steps = _order(change, [step for outcome in outcomes for step in outcome.steps])
-    if old is not None and new is not None:
+    refused = any(outcome.finding.level is Level.ERROR for outcome in outcomes)
+    if old is not None and new is not None and not refused:  # a refused plan has no steps to check
         _check_complete(change, steps)
     return ClusterAnalysis(change.name, capacity_changes(old, new), outcomes, steps)
 
@@ -87,11 +88,9 @@ def _merge(first: Step, other: Step) -> Step:
 
 
 def _check_complete(change: ClusterChange, steps: tuple[Step, ...]) -> None:
-    """A change of the Operator's settings or of the ConfigMaps that no step carries out is a missing rule."""
+    """A change of the Operator's settings or of the applied objects that no step carries out is a missing rule."""
     actions = {step.action for step in steps}
     if change.operator_differs() and Action.OPERATOR not in actions:
         raise InternalError("plan", change.name, "the Operator's settings change but no rule upgrades it")
-    old, new = change.old_names, change.new_names
-    configmaps_differ = old.device_plugin_configs != new.device_plugin_configs or old.mig_configs != new.mig_configs
-    if configmaps_differ and not actions & {Action.APPLY_CONFIGMAPS, Action.PRUNE}:
+    if change.objects_differ() and not actions & {Action.APPLY_CONFIGMAPS, Action.PRUNE}:
         raise InternalError("plan", change.name, "the ConfigMaps change but no rule applies them")

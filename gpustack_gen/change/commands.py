@@ -17,8 +17,10 @@ from ..compile.artifact import (
     MIG_CONFIG_STATE_LABEL,
     device_plugin_daemonsets,
 )
+from ..compile.dra import driver as dra_driver
 from ..compile.gpu_operator.nodes import label_command
-from ..compile.operator import VALUES_FILE, helm_upgrade_command, patch_command
+from ..compile.operator import VALUES_FILE, helm_upgrade_command, operator_settings, patch_command
+from ..model.backends.dra_gpu_config import DRIVER as DRA_DRIVER_NAME
 from ..model.fleet import Cluster, HelmRelease, Pool, Workload
 
 MIG_MANAGER_DAEMONSET = "daemonset/nvidia-mig-manager"
@@ -98,6 +100,12 @@ def patch(cluster: Cluster, paths: Paths) -> str:
     return patch_command(paths.rendered_file(cluster, "clusterpolicy-patch.yaml"))
 
 
+def enable_device_plugin() -> str:
+    """Turns the Operator's device plugin back on in a ClusterPolicy a DRA backend turned it off in."""
+    patch = '{"spec":{"devicePlugin":{"enabled":true}}}'
+    return f"kubectl patch {CLUSTER_POLICY} --type merge --patch {shlex.quote(patch)}"
+
+
 def operator_update(cluster: Cluster, paths: Paths, *, new_chart_version: bool) -> str:
     """helm upgrade with the user's values and ours, or the ClusterPolicy patch for external installs."""
     if cluster.operator.install == "external":
@@ -125,6 +133,21 @@ def wait_cluster_policy_ready(timeout: str = "20m") -> str:
 def rollout_status(cluster: Cluster, *daemonsets: str, timeout: str = "20m") -> str:
     namespace = cluster.operator.namespace
     return " && ".join(f"kubectl rollout status -n {namespace} {ds} --timeout={timeout}" for ds in daemonsets)
+
+
+def runs_device_plugin(cluster: Cluster) -> bool:
+    """The Operator deploys its device plugin (a backend that replaces it turns it off)."""
+    return bool(operator_settings(cluster).get("devicePlugin", {}).get("enabled", True))
+
+
+def device_plugin_daemonset(cluster: Cluster) -> tuple[str, ...]:
+    """The device plugin's DaemonSet, where the Operator deploys one."""
+    return (DEVICE_PLUGIN_DAEMONSET,) if runs_device_plugin(cluster) else ()
+
+
+def operand_daemonsets(cluster: Cluster) -> tuple[str, ...]:
+    """The operand DaemonSets that load the Operator's GPU settings: the device plugin, where it runs, and GFD."""
+    return (*device_plugin_daemonset(cluster), GFD_DAEMONSET)
 
 
 def restart_device_plugin(cluster: Cluster, uses_mps: bool) -> str:
@@ -234,3 +257,50 @@ def helm_workload(cluster: Cluster, workload: Workload, release: HelmRelease, pa
 
 def show_workload(workload: Workload) -> str:
     return f"kubectl get pods -n {workload.namespace} --field-selector=status.phase=Pending"
+
+
+# --- the NVIDIA DRA driver ------------------------------------------------------------------------------
+
+
+def dra_driver_upgrade(cluster: Cluster, paths: Paths) -> str:
+    return dra_driver.helm_upgrade_command(cluster, paths.rendered_file(cluster, dra_driver.VALUES_FILE))
+
+
+def dra_driver_uninstall(cluster: Cluster) -> str:
+    return f"helm uninstall {dra_driver.RELEASE_NAME} --namespace {cluster.dra.namespace}"
+
+
+def show_dra_driver(cluster: Cluster) -> str:
+    return f"kubectl get pods -n {cluster.dra.namespace}"
+
+
+def dra_plugin_rollout(cluster: Cluster) -> str:
+    """Waits until the DRA kubelet plugin runs on every node labelled for it."""
+    return f"kubectl rollout status -n {cluster.dra.namespace} {dra_driver.KUBELET_PLUGIN_DAEMONSET} --timeout=20m"
+
+
+def restart_dra_plugin(cluster: Cluster) -> str:
+    return f"kubectl rollout restart -n {cluster.dra.namespace} {dra_driver.KUBELET_PLUGIN_DAEMONSET}"
+
+
+def show_resource_slices() -> str:
+    """The devices each node publishes through the driver (ResourceSlice field selectors: spec.driver, spec.nodeName)."""
+    columns = "NODE:.spec.nodeName,DEVICES:.spec.devices[*].name"
+    return (
+        f"kubectl get resourceslices --field-selector spec.driver={DRA_DRIVER_NAME} "
+        f"-o custom-columns={shlex.quote(columns)}"
+    )
+
+
+def delete_objects(documents: list[dict[str, object]]) -> str:
+    """``kubectl delete`` of these objects, one command per kind and namespace; absent ones are fine."""
+    groups: dict[tuple[str, str | None], list[str]] = {}
+    for document in documents:
+        metadata = document["metadata"]
+        assert isinstance(metadata, dict)
+        namespace = metadata.get("namespace")
+        groups.setdefault((str(document["kind"]).lower(), namespace), []).append(str(metadata["name"]))
+    return " && ".join(
+        f"kubectl delete {kind}{f' -n {namespace}' if namespace else ''} {' '.join(names)} --ignore-not-found"
+        for (kind, namespace), names in groups.items()
+    )

@@ -38,6 +38,7 @@ class Action(StrEnum):
     UNCORDON = "uncordon"
     UPDATE_WORKLOADS = "update-workloads"
     PRUNE = "prune"
+    DRA_DRIVER = "dra-driver"  # helm upgrade (or uninstall) of the NVIDIA DRA driver
 
 
 class Phase(IntEnum):
@@ -56,6 +57,7 @@ class Phase(IntEnum):
     WORKLOADS = 10
     UNCORDON = 11
     RETIRE_NODES = 12  # pools leaving the cluster: drain, then wait for their nodes to go
+    FINISH = 13  # after every pool moved to another backend: turn off and remove what no node uses any more
 
 
 @dataclass(frozen=True)

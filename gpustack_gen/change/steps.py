@@ -133,9 +133,45 @@ def mig_success(pool: Pool, rule: str) -> Step:
     )
 
 
+def mig_relabel(change: ClusterChange, pool: Pool, config: str, rule: str, settle: Step) -> list[Step]:
+    """A pool's nodes to MIG config ``config``: the config reaches the mig-manager before the label changes, the
+    nodes are drained first (it does not drain, and fails on GPUs in use), the old state is cleared with the
+    relabel, then ``settle`` (the resources the pool advertises once the mig-manager is done), and uncordon."""
+    _, new = change.both
+    plan = [apply_configmaps(change, new, f"add MIG config {config} to the mig-parted ConfigMap", rule)]
+    if pool.nodes > 0:
+        plan += [
+            mig_sync(new, config, rule, pool.name),
+            drain(pool, "the mig-manager does not drain, and fails on GPUs in use", rule),
+            relabel_mig(
+                pool,
+                config,
+                f"clear the old state and set nvidia.com/mig.config={config}: the mig-manager acts only on a "
+                "changed value; also set it in the pool's node group template",
+                rule,
+            ),
+            mig_success(pool, rule),
+            settle,
+            uncordon(pool, rule),
+        ]
+    return plan
+
+
 def allocatable(cluster: Cluster, pool: Pool, rule: str) -> Step:
+    """Every node of the pool advertises what capacity.yaml says (DRA devices: the kubelet plugin publishes them)."""
     per_node = cluster.resources_per_node(pool)
     shown = ", ".join(f"{count} {resource}" for resource, count in sorted(per_node.items()))
+    if not cluster.semantics.EXTENDED_RESOURCES:
+        return Step(
+            Action.WAIT,
+            commands.dra_plugin_rollout(cluster),
+            commands.show_resource_slices(),
+            f"the DRA kubelet plugin runs on the pool's nodes and publishes their devices (per node of pool "
+            f"{pool.name}: {shown})",
+            pool.name,
+            rule,
+            Phase.SETTLE,
+        )
     return Step(
         Action.WAIT,
         commands.wait_allocatable(pool, per_node),
@@ -151,8 +187,13 @@ def update_workload(change: ClusterChange, cluster: Cluster, workload: Workload,
     fragment = change.paths.rendered_file(cluster, f"workloads/{workload.file_stem}.yaml")
     if workload.helm is None:
         command = None
+        replaces = (
+            "it replaces resources.limits"
+            if cluster.semantics.EXTENDED_RESOURCES
+            else "its resourceClaims and resources.claims replace resources.limits"
+        )
         reason += (
-            f"; merge {fragment} into the service's values (it replaces resources.limits) and redeploy it, "
+            f"; merge {fragment} into the service's values ({replaces}) and redeploy it, "
             "or give the workload a helm: release in the fleet for a command"
         )
     else:

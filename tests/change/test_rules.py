@@ -39,6 +39,27 @@ def _single(data: dict[str, Any]) -> None:
     prod(data)["mig"]["strategy"] = "single"  # the device plugin refuses MPS under mixed
 
 
+def _dra_ready(data: dict[str, Any]) -> None:
+    """What backend dra needs (Kubernetes 1.34, GPU Operator v26.7.0) and fits (a claim shared by 4 pods at most)."""
+    prod(data).update(kubernetes="1.34.2")
+    data["defaults"]["operator"].update(version="v26.7.0", cdi={"enabled": True})
+    prod(data)["workloads"][0].update(replicas=4)
+
+
+def _on_dra(data: dict[str, Any]) -> None:
+    _dra_ready(data)
+    prod(data).update(backend="dra")
+
+
+# Each pool in turn: off the old backend (and wait until it is gone), on the new one, its workloads, back in use.
+_MOVE_TO_DRA = ["drain", "label-nodes", "wait", "label-nodes", "update-workloads", "uncordon"]
+_MOVE_BACK = ["drain", "label-nodes", "label-nodes", "wait", "update-workloads", "uncordon"]
+
+
+def _dra(**settings: object) -> Edit:
+    return lambda d: prod(d).update(dra=settings)
+
+
 CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit | None]] = {
     "device-plugin-config": (
         _t4(replicas=5),
@@ -183,6 +204,71 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         ["update-workloads"],
         None,
     ),
+    "dra-move": (
+        lambda d: prod(d).update(backend="dra"),
+        [("dra-move", "disruptive", None), ("dra-move", "restart", "a100"), ("dra-move", "restart", "t4")],
+        ["apply-configmaps", "dra-driver", *_MOVE_TO_DRA, *_MOVE_TO_DRA, "operator", "wait", "prune"],
+        _dra_ready,
+    ),
+    "dra-move back": (
+        lambda d: prod(d).update(backend="gpu-operator"),
+        [("dra-move", "disruptive", None), ("dra-move", "restart", "a100"), ("dra-move", "restart", "t4")],
+        ["apply-configmaps", "operator", "wait", *_MOVE_BACK, *_MOVE_BACK, "dra-driver", "prune"],
+        _on_dra,
+    ),
+    "dra-move with a mig layout": (
+        lambda d: (
+            prod(d).update(backend="dra"),
+            pool(d, "a100")["sharing"].update(layout={"3g.20gb": 1, "2g.10gb": 1, "1g.5gb": 1}),
+            prod(d).update(
+                retired={"migConfigs": [{"gpu": "a100-40gb", "layout": {"3g.20gb": 1, "2g.10gb": 1, "1g.5gb": 2}}]}
+            ),
+        ),
+        [("dra-move", "error", "a100")],
+        [],
+        _dra_ready,
+    ),
+    "dra-objects driver": (
+        _dra(version="0.4.1"),
+        [("dra-objects", "restart", None)],
+        ["dra-driver", "wait"],
+        lambda d: (_on_dra(d), _dra(version="25.12.0")(d)),
+    ),
+    "dra-objects downgrade": (
+        _dra(version="25.12.0"),
+        [("dra-objects", "error", None)],
+        [],
+        _on_dra,
+    ),
+    "dra-objects namespace": (
+        _dra(namespace="dra"),
+        [("dra-objects", "error", None)],
+        [],
+        _on_dra,
+    ),
+    "dra-objects sharing": (
+        _t4(interval="Short"),
+        [("dra-objects", "restart", None)],
+        ["apply-configmaps", "update-workloads"],
+        _on_dra,
+    ),
+    "dra-objects pool added": (
+        lambda d: prod(d)["nodePools"].append({"name": "l4", "gpu": "l4", "nodes": 1, "nodeSelector": {"pool": "l4"}}),
+        [("dra-objects", "restart", None), ("dra-objects", "none", "l4")],
+        ["apply-configmaps", "label-nodes", "wait"],
+        _on_dra,
+    ),
+    "dra-objects mig layout": (
+        lambda d: (
+            pool(d, "a100")["sharing"].update(layout={"3g.20gb": 1, "2g.10gb": 1, "1g.5gb": 1}),
+            prod(d).update(
+                retired={"migConfigs": [{"gpu": "a100-40gb", "layout": {"3g.20gb": 1, "2g.10gb": 1, "1g.5gb": 2}}]}
+            ),
+        ),
+        [("dra-objects", "disruptive", "a100")],
+        ["apply-configmaps", "wait", "drain", "label-nodes", "wait", "restart-device-plugin", "uncordon"],
+        _on_dra,
+    ),
     "node-selector": (
         lambda d: pool(d, "t4")["nodeSelector"].update(tier="gpu"),
         [("workload-values", "restart", None), ("node-selector", "none", "t4")],
@@ -222,3 +308,21 @@ def test_a_cluster_added_is_installed_and_a_removed_one_left_alone() -> None:
     removed = analyse(new, None)
     assert [(f.rule, f.level.value) for f in removed.findings] == [("cluster-removed", "none")]
     assert removed.steps == ()
+
+
+def test_a_cluster_added_on_dra_gets_the_driver_after_the_operator() -> None:
+    added = analyse(None, fleet(changed(_on_dra)).clusters[0])
+    assert [(f.rule, f.level.value) for f in added.findings] == [("cluster-added", "none"), ("dra-objects", "none")]
+    assert [s.action.value for s in added.steps] == [
+        "apply-configmaps",
+        "label-nodes",
+        "label-nodes",
+        "operator",
+        "dra-driver",
+        "wait",  # the ClusterPolicy
+        "wait",  # the DRA kubelet plugin on every labelled node
+        "wait",  # the A100s' MIG layout
+        "restart-device-plugin",  # the DRA kubelet plugin again, to find the MIG devices
+        "update-workloads",
+        "update-workloads",
+    ]

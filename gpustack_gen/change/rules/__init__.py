@@ -17,6 +17,8 @@ from . import (
     cluster_added,
     cluster_removed,
     device_plugin_config,
+    dra_move,
+    dra_objects,
     driver,
     mig_layout,
     mig_manager_config,
@@ -46,6 +48,7 @@ _MODULES: tuple[ModuleType, ...] = (
     retention,
     prune,
     pool_removed,
+    dra_move,
     pool_gpu,
     driver,
     mig_strategy,
@@ -56,6 +59,7 @@ _MODULES: tuple[ModuleType, ...] = (
     mig_manager_config,
     workload_values,
     pool_added,
+    dra_objects,
     node_selector,
 )
 RULES: tuple[Rule, ...] = tuple(cast(Rule, module) for module in _MODULES)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET
 from .. import commands, steps
 from ..context import ClusterChange
 from ..model import Action, Finding, Level, Outcome, Phase, Step
@@ -51,7 +50,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         Step(
             Action.WAIT,
             commands.wait_cluster_policy_ready("30m"),
-            commands.rollout_status(new, DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET),
+            commands.rollout_status(new, *commands.operand_daemonsets(new)),
             "the Operator deploys the driver, toolkit, device plugin and GFD on every GPU node",
             None,
             ID,

@@ -14,7 +14,7 @@ from ...model.backends.gpu_operator import NAME
 from ...model.fleet import Pool
 from .. import steps
 from ..context import ClusterChange
-from ..model import Finding, Level, Outcome, Step
+from ..model import Finding, Level, Outcome
 
 ID = "mig-layout"
 LEVEL = Level.DISRUPTIVE
@@ -31,24 +31,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         new_label = change.new_names.mig_config_label(after)
         if old_label == new_label or new_label is None:
             continue
-        plan: list[Step] = [
-            steps.apply_configmaps(change, new, f"add MIG config {new_label} to the mig-parted ConfigMap", ID),
-        ]
-        if after.nodes > 0:
-            plan += [
-                steps.mig_sync(new, new_label, ID, after.name),
-                steps.drain(after, "the mig-manager does not drain, and fails on GPUs in use", ID),
-                steps.relabel_mig(
-                    after,
-                    new_label,
-                    f"clear the old state and set nvidia.com/mig.config={new_label}: the mig-manager acts only on a "
-                    "changed value; also set it in the pool's node group template",
-                    ID,
-                ),
-                steps.mig_success(after, ID),
-                steps.allocatable(new, after, ID),
-                steps.uncordon(after, ID),
-            ]
+        plan = steps.mig_relabel(change, after, new_label, ID, steps.allocatable(new, after, ID))
         yield Outcome(
             Finding(
                 ID,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...compile.artifact import DEVICE_PLUGIN_LABEL
+from ...model.backends.gpu_operator import NAME
 from .. import commands, steps
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome, Step
@@ -14,7 +15,7 @@ LEVEL = Level.NONE
 
 
 def outcomes(change: ClusterChange) -> Iterator[Outcome]:
-    if change.old is None or change.new is None:
+    if not change.on(NAME):  # the device plugin's key and labels (dra: dra_objects)
         return
     _, new = change.both
     for pool in new.pools:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
-from ...model.backends.gpu_operator import NAME
+from ...model.backends import dra, gpu_operator
 from .. import commands
 from ..context import ClusterChange
 from ..model import Action, Finding, Level, Outcome, Phase, Step
@@ -15,7 +15,7 @@ LEVEL = Level.NONE
 
 
 def outcomes(change: ClusterChange) -> Iterator[Outcome]:
-    if not change.on(NAME):
+    if not (change.on(gpu_operator.NAME) or change.on(dra.NAME)):  # both keep the mig-parted ConfigMap
         return
     _, new = change.both
     dropped = [

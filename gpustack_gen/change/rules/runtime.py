@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET
 from .. import commands, steps
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome
@@ -53,7 +52,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
                 steps.operator(change, f"runtime settings change ({'; '.join(changes)})", ID),
                 steps.rollout_wait(
                     new,
-                    (commands.TOOLKIT_DAEMONSET, DEVICE_PLUGIN_DAEMONSET),
+                    (commands.TOOLKIT_DAEMONSET, *commands.device_plugin_daemonset(new)),
                     "the toolkit and the device plugin roll on every GPU node",
                     ID,
                 ),

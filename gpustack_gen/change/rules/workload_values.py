@@ -23,7 +23,9 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     old, new = change.both
     before = {(w.namespace, w.name): w for w in old.workloads}
     changed, added = [], []
-    for workload in new.workloads:
+    # A move to another backend redeploys every workload pool by pool, as each pool moves (dra_move).
+    moving = old.backend != new.backend
+    for workload in [] if moving else new.workloads:
         previous = before.get((workload.namespace, workload.name))
         if previous is None:
             added.append(workload)

@@ -1,0 +1,269 @@
+"""Changes on a cluster that stays on backend dra (or joins the fleet on it): the driver, its objects, pools.
+
+- The driver's version or values: ``helm upgrade`` of the driver (its kubelet plugin rolls). Its objects keep
+  their names across the chart's rename (``nameOverride``, ``docs/upgrade.md``); a move back from 0.4.x to
+  25.12.0 is refused (no downgrade, same page), and so is another namespace (a second install).
+- DeviceClasses and claims: applied. A claim's name says what it asks, so a changed claim is a new object
+  its workload's new fragment names (``workload-values`` redeploys it); objects no longer rendered are
+  deleted at the end. A DeviceClass's config reaches a device when a claim is prepared, so the pool's
+  workloads are redeployed to pick it up.
+- A pool added: its nodes are labelled and publish their devices. A MIG layout change: as on the device
+  plugin (``mig-layout``: the config reaches the mig-manager, drain, relabel, success), then the kubelet
+  plugin restarts, since it finds static MIG devices only when it starts (``research/dra.md`` §7; on A100
+  the mig-manager does not evict it).
+- A shared pool's ``replicas``: no object changes; it is what gpustack-gen checks the workloads against.
+- A new cluster: the driver is installed after the Operator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ...compile.dra.claims import claim_object
+from ...compile.dra.device_classes import device_classes
+from ...compile.dra.driver import driver_values
+from ...model.backends.dra import NAME
+from ...model.fleet import Cluster, Pool
+from .. import commands, steps
+from ..context import ClusterChange
+from ..model import Action, Finding, Level, Outcome, Phase, Step
+
+ID = "dra-objects"
+LEVEL = Level.RESTART
+
+ObjectKey = tuple[str, str | None, str]  # kind, namespace, name
+
+
+def outcomes(change: ClusterChange) -> Iterator[Outcome]:
+    new = change.new
+    if new is None or new.backend != NAME:
+        return
+    if change.old is None:
+        plan = [_install(change, new, "install the NVIDIA DRA driver; its kubelet plugin starts on the labelled nodes")]
+        plan += [
+            _republish(new, pool)
+            for pool in steps.pools_with_nodes(list(new.pools))
+            if change.new_names.mig_config_label(pool) is not None
+        ]
+        yield Outcome(
+            Finding(ID, Level.NONE, f"the NVIDIA DRA driver {new.dra.release.version} is installed after the Operator"),
+            tuple(plan),
+        )
+        return
+    if not change.on(NAME):
+        return  # a move between backends: dra-move
+    yield from _driver(change)
+    yield from _objects(change)
+    yield from _pools(change)
+
+
+def _install(change: ClusterChange, cluster: Cluster, reason: str) -> Step:
+    return Step(
+        Action.DRA_DRIVER,
+        commands.dra_driver_upgrade(cluster, change.paths),
+        commands.show_dra_driver(cluster),
+        reason,
+        None,
+        ID,
+        Phase.OPERATOR,
+    )
+
+
+def _driver(change: ClusterChange) -> Iterator[Outcome]:
+    old, new = change.both
+    before, after = old.dra, new.dra
+    if before.namespace != after.namespace:
+        yield Outcome(
+            Finding(
+                ID,
+                Level.ERROR,
+                f"the DRA driver moves from namespace {before.namespace} to {after.namespace}: that is a second "
+                "install beside the first",
+                None,
+                (),
+                f"keep dra.namespace {before.namespace}, or uninstall the driver there first",
+            )
+        )
+        return
+    if after.release.order < before.release.order:
+        yield Outcome(
+            Finding(
+                ID,
+                Level.ERROR,
+                f"the DRA driver goes back from {before.release.version} to {after.release.version}, which upstream "
+                "does not support (docs/upgrade.md: the kubelet plugin's checkpoints and the ComputeDomain API changed)",
+                None,
+                (),
+                f"keep dra.version {before.release.version}",
+            )
+        )
+        return
+    if before.release == after.release and driver_values(old) == driver_values(new):
+        return
+    what = (
+        f"{before.release.version} -> {after.release.version}"
+        if before.release != after.release
+        else f"{after.release.version}, new values"
+    )
+    yield Outcome(
+        Finding(
+            ID,
+            LEVEL,
+            f"the NVIDIA DRA driver changes ({what}): its kubelet plugin restarts on every DRA node; prepared claims "
+            "keep their devices",
+        ),
+        (
+            _install(change, new, f"upgrade the NVIDIA DRA driver ({what}) with its whole values (no --reuse-values)"),
+            Step(
+                Action.WAIT,
+                commands.dra_plugin_rollout(new),
+                commands.show_resource_slices(),
+                "the kubelet plugin rolls on every DRA node and publishes the devices again",
+                None,
+                ID,
+                Phase.OPERATOR_WAIT,
+            ),
+        ),
+    )
+
+
+def _documents(cluster: Cluster) -> dict[ObjectKey, dict[str, Any]]:
+    found = [*device_classes(cluster), *(claim_object(cluster, w) for w in cluster.workloads)]
+    return {(d["kind"], d["metadata"].get("namespace"), d["metadata"]["name"]): d for d in found}
+
+
+def _objects(change: ClusterChange) -> Iterator[Outcome]:
+    old, new = change.both
+    before, after = _documents(old), _documents(new)
+    added = [key for key in after if key not in before]
+    changed = [key for key in after if key in before and before[key] != after[key]]
+    removed = [key for key in before if key not in after]
+    if not (added or changed or removed):
+        return
+    plan: list[Step] = []
+    if added or changed:
+        plan.append(steps.apply_configmaps(change, new, "apply the new and changed DeviceClasses and claims", ID))
+    reconfigured = {
+        name
+        for kind, _, name in changed
+        if kind == "DeviceClass"
+        and before[(kind, None, name)]["spec"].get("config") != after[(kind, None, name)]["spec"].get("config")
+    }
+    pools = {pool.name for pool in new.pools if any(name.startswith(f"{pool.name}.") for name in reconfigured)}
+    for workload in new.workloads:
+        previous = next(
+            (w for w in old.workloads if (w.namespace, w.name) == (workload.namespace, workload.name)), None
+        )
+        unchanged = previous is not None and change.workload_values(old, previous) == change.workload_values(
+            new, workload
+        )
+        if workload.pool in pools and unchanged:
+            plan.append(
+                steps.update_workload(
+                    change,
+                    new,
+                    workload,
+                    f"redeploy {workload.namespace}/{workload.name}: a claim gets its DeviceClass's sharing config when "
+                    "it is prepared, so running pods keep the old one",
+                    ID,
+                )
+            )
+    if removed:
+        plan.append(
+            Step(
+                Action.PRUNE,
+                commands.delete_objects([before[key] for key in removed]),
+                "kubectl get deviceclasses",
+                "delete the DeviceClasses and claims no longer rendered, once the workloads that used them are "
+                "redeployed (a claim in use is deleted when its last pod ends)",
+                None,
+                ID,
+                Phase.FINISH,
+            )
+        )
+
+    def names(keys: list[ObjectKey]) -> str:
+        return ", ".join(f"{kind} {namespace + '/' if namespace else ''}{name}" for kind, namespace, name in keys)
+
+    parts = [
+        f"{label}: {names(keys)}"
+        for label, keys in (("new", added), ("changed", changed), ("removed", removed))
+        if keys
+    ]
+    yield Outcome(
+        Finding(ID, LEVEL, f"DRA objects change ({'; '.join(parts)})", None, tuple(sorted(pools))),
+        tuple(plan),
+    )
+
+
+def _pools(change: ClusterChange) -> Iterator[Outcome]:
+    _, new = change.both
+    for pool in new.pools:
+        if pool.name in change.old_pools or pool.nodes == 0:
+            continue
+        plan: list[Step] = [
+            steps.label_nodes(
+                pool,
+                dict(change.new_labels[pool.name]),
+                "label the pool's nodes (create its node group with these labels in its template)",
+                ID,
+            )
+        ]
+        if change.new_names.mig_config_label(pool) is not None:
+            plan += [steps.mig_success(pool, ID), _republish(new, pool)]
+        plan.append(steps.allocatable(new, pool, ID))
+        yield Outcome(
+            Finding(ID, Level.NONE, f"pool {pool.name} added on DRA: label its nodes", pool.name, (pool.name,)),
+            tuple(plan),
+        )
+    for before, after in change.common_pools:
+        yield from _mig_layout(change, before, after)
+        if before.sharing.is_shared and after.sharing.is_shared and before.sharing.replicas != after.sharing.replicas:
+            yield Outcome(
+                Finding(
+                    ID,
+                    Level.NONE,
+                    f"pool {after.name}: replicas {before.sharing.replicas} -> {after.sharing.replicas} changes no DRA "
+                    "object: it is the number of pods per claim gpustack-gen checks the workloads against",
+                    after.name,
+                    (after.name,),
+                )
+            )
+
+
+def _mig_layout(change: ClusterChange, before: Pool, after: Pool) -> Iterator[Outcome]:
+    _, new = change.both
+    old_label = change.old_names.mig_config_label(before)
+    new_label = change.new_names.mig_config_label(after)
+    if before.gpu.id != after.gpu.id or old_label == new_label or new_label is None:
+        return
+    plan = steps.mig_relabel(change, after, new_label, ID, _republish(new, after))
+    yield Outcome(
+        Finding(
+            ID,
+            Level.DISRUPTIVE,
+            f"pool {after.name}: MIG layout changes ({old_label} -> {new_label}): its GPUs are repartitioned and the "
+            "DRA kubelet plugin restarts; drain first",
+            after.name,
+            (after.name,),
+        ),
+        tuple(plan),
+    )
+
+
+def _republish(cluster: Cluster, pool: Pool) -> Step:
+    """After the mig-manager's success: the kubelet plugin finds static MIG devices (and MIG mode) only when it
+    starts, so one that started first publishes the old layout or strands the GPU (research/dra.md §7)."""
+    per_node = cluster.resources_per_node(pool)
+    devices = ", ".join(f"{count} {resource}" for resource, count in sorted(per_node.items()))
+    return Step(
+        Action.RESTART_DEVICE_PLUGIN,
+        commands.restart_dra_plugin(cluster),
+        f"{commands.dra_plugin_rollout(cluster)} && {commands.show_resource_slices()}",
+        "the DRA kubelet plugin finds static MIG devices only when it starts: restart it once the mig-manager is "
+        f"done, to publish per node {devices} (a rolling restart; prepared claims keep their devices)",
+        pool.name,
+        ID,
+        Phase.SETTLE,
+    )
