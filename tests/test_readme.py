@@ -66,3 +66,27 @@ def test_intent_file_example_loads_and_every_sharing_entry_is_used() -> None:
     t4 = sharing["t4"]
     assert (t4.strategy, t4.replicas, t4.fail_requests_greater_than_one) == ("time-slicing", 5, True)
     assert (sharing["a100"].strategy, sharing["a100"].mig_config, sharing["l4"].strategy) == ("mig", None, "none")
+
+
+def test_dra_section_shows_the_examples_real_output() -> None:
+    """Each file quoted in "Dynamic Resource Allocation" is a document of the committed examples/dra render (which
+    tests/test_examples.py holds to a fresh render), and the fleet lines it shows are the example's."""
+    from gpustack_gen.yamlio.load import load_plain
+
+    section = README.split("## Dynamic Resource Allocation", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```yaml\n(.*?)```", section, re.S)
+    quoted = [block for block in blocks if block.startswith("# examples/dra/rendered/")]
+    assert len(quoted) >= 3
+    for block in quoted:
+        path = ROOT / block.splitlines()[0].removeprefix("# ")
+        documents = [doc for doc in load_all(path) if doc is not None]
+        assert load_plain(block) in documents, path
+    (cluster,) = load_plain(blocks[0])
+    example = load_plain((ROOT / "examples" / "dra" / "fleet.yaml").read_text(encoding="utf-8"))["clusters"][0]
+    assert cluster == {key: example[key] for key in cluster}
+
+
+def load_all(path: Path) -> list[object]:
+    from ruamel.yaml import YAML
+
+    return list(YAML(typ="safe", pure=True).load_all(path.read_text(encoding="utf-8")))

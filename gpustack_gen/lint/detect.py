@@ -17,7 +17,7 @@ kind                           recognized by
                                (what ``gpustack-gen render`` writes as ``clusterpolicy-patch.yaml``)
 ``gpu-operator-values``        no ``kind``; top-level keys of the GPU Operator chart
                                (``operator``, ``driver``, ``devicePlugin``, ``migManager``, ``cdi``...)
-``workload-values``            only ``resources``, ``nodeSelector`` and ``tolerations``
+``workload-values``            only ``resources``, ``nodeSelector``, ``tolerations`` and ``resourceClaims``
 ``gpustack-gen-report``        ``cluster`` and ``pools`` (``node-labels.yaml``, ``capacity.yaml``)
 ``other-kubernetes-object``    any other object with ``apiVersion`` and ``kind``
 ``unknown``                    anything else
@@ -92,7 +92,7 @@ OPERATOR_TOP_LEVEL_KEYS: frozenset[str] = frozenset(
     }
 )
 _OPERATOR_KEYS_LOWER = frozenset(k.lower() for k in OPERATOR_TOP_LEVEL_KEYS)
-_WORKLOAD_KEYS = frozenset({"resources", "nodeSelector", "tolerations"})
+_WORKLOAD_KEYS = frozenset({"resources", "nodeSelector", "tolerations", "resourceClaims"})  # resourceClaims: DRA
 _DEVICE_PLUGIN_KEYS = frozenset({"version", "flags", "sharing"})
 _MIG_CONFIGS = re.compile(r"^mig-configs\s*:", re.M)
 _DEVICE_PLUGIN_TEXT = re.compile(r"^(version|flags|sharing)\s*:", re.M)
