@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpustack_gen import load_fleet, render
+from gpustack_gen import FleetError, load_fleet, render
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples"
 
@@ -50,3 +50,20 @@ def test_example_tells_the_story() -> None:
 def test_inference_api_asks_for_one_gpu() -> None:
     text = (EXAMPLE / "rendered" / "prod" / "workloads" / "ml.inference-api.yaml").read_text()
     assert 'nvidia.com/gpu: "1"' in text
+
+
+def test_the_dra_example_on_1_32_renders_v1beta1_and_on_1_31_is_refused() -> None:
+    text = (EXAMPLE / "dra" / "fleet.yaml").read_text(encoding="utf-8")
+    assert 'kubernetes: "1.34.2"' in text
+    fleet = load_fleet(text.replace('kubernetes: "1.34.2"', 'kubernetes: "1.32.4"'), name="fleet.yaml")
+    assert any("--runtime-config=resource.k8s.io/v1beta1=true" in w.message for w in fleet.warnings)
+    bundle = render(fleet)  # kubernetes-validate for 1.32 on every object
+    objects = [d for f in bundle if f.kind in ("dra-device-classes", "dra-claims") for d in f.documents]
+    assert {d["apiVersion"] for d in objects} == {"resource.k8s.io/v1beta1"}
+    request = next(d for d in objects if d["kind"] == "ResourceClaimTemplate")["spec"]["spec"]["devices"]["requests"][0]
+    assert "exactly" not in request and request["deviceClassName"].endswith(".gpustack-gen.dev")
+    with pytest.raises(FleetError) as refused:
+        load_fleet(text.replace('kubernetes: "1.34.2"', 'kubernetes: "1.31.9"'), name="fleet.yaml")
+    (problem,) = refused.value.problems
+    assert problem.path == "clusters[0].kubernetes"
+    assert "backend dra needs Kubernetes 1.32 or newer" in problem.message

@@ -188,7 +188,7 @@ def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report
     gpu = pool.gpu
     strategy_path = origin.sharing.get("strategy", origin.sharing_path)
     release = cluster.operator.release
-    limits = cluster.semantics.MIG_STRATEGY_LIMITS
+    limits = cluster.semantics.DEVICE_PLUGIN_LIMITS
     for alias, path in origin.sharing.items():
         if alias != "strategy" and alias not in cluster.semantics.OPTIONS:
             report.warn(
@@ -307,7 +307,7 @@ def _check_builtin_config(cluster: Cluster, pool: Pool, origin: PoolOrigin, repo
         unreadable = unreadable_profile(cluster.operator.release, profile)
         if unreadable is not None:
             report.error(path, *unreadable)
-    if cluster.mig_strategy == "single" and len(entry.mig_devices) > 1 and cluster.semantics.MIG_STRATEGY_LIMITS:
+    if cluster.mig_strategy == "single" and len(entry.mig_devices) > 1 and cluster.semantics.DEVICE_PLUGIN_LIMITS:
         report.error(
             path,
             f"{name} creates {len(entry.mig_devices)} MIG profile types on {gpu.name}, but mig.strategy "
@@ -347,31 +347,8 @@ def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report, br
             continue
         if not _check_workload_profile(cluster, pool, workload.mig_profile, path, report):
             continue
-        sharing = pool.sharing
-        if workload.gpus > 1 and sharing.strategy == "time-slicing" and sharing.fail_requests_greater_than_one:
-            report.error(
-                (*path, "gpus"),
-                f"pool {pool.name!r} refuses requests for more than one shared GPU (failRequestsGreaterThanOne)",
-                "ask for gpus: 1, or turn failRequestsGreaterThanOne off",
-            )
-        elif workload.gpus > 1 and sharing.strategy == "mps" and sharing.fail_requests_greater_than_one:
-            report.error(
-                (*path, "gpus"),
-                f"pool {pool.name!r} uses MPS, which refuses requests for more than one replica",
-                "ask for gpus: 1, or set the pool's failRequestsGreaterThanOne: false"
-                if cluster.operator.mps_fail_requests_configurable
-                else "ask for gpus: 1",
-            )
-        elif workload.gpus > 1 and sharing.is_shared:
-            # k8s-device-plugin README, "Shared Access to GPUs": a request for several replicas of a shared GPU
-            # may be served by replicas of one GPU, and gets no more compute for it; failRequestsGreaterThanOne
-            # exists to refuse such requests.
-            report.warn(
-                (*path, "gpus"),
-                f"a pod asking for {workload.gpus} GPUs of {_pool_name(cluster, pool)}, which {sharing.strategy} "
-                "shares, gets replicas that may all be slices of one GPU, with no more compute than one",
-                "ask for gpus: 1, or set the pool's failRequestsGreaterThanOne: true to have such pods refused",
-            )
+        if cluster.semantics.DEVICE_PLUGIN_LIMITS:  # elsewhere a claim for several devices gets distinct ones
+            _check_shared_request(cluster, pool, workload, path, report)
         per_node = cluster.resources_per_node(pool)
         for resource, count in cluster.workload_request(workload).items():
             if count > per_node.get(resource, 0):
@@ -390,6 +367,35 @@ def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report, br
             total = totals.get(resource, 0)
             if wanted > total:
                 _report_capacity(cluster, pool, resource, total, placed, origin, report)
+
+
+def _check_shared_request(cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report) -> None:
+    """A request for several GPUs of a shared pool, as the device plugin serves it."""
+    sharing = pool.sharing
+    if workload.gpus > 1 and sharing.strategy == "time-slicing" and sharing.fail_requests_greater_than_one:
+        report.error(
+            (*path, "gpus"),
+            f"pool {pool.name!r} refuses requests for more than one shared GPU (failRequestsGreaterThanOne)",
+            "ask for gpus: 1, or turn failRequestsGreaterThanOne off",
+        )
+    elif workload.gpus > 1 and sharing.strategy == "mps" and sharing.fail_requests_greater_than_one:
+        report.error(
+            (*path, "gpus"),
+            f"pool {pool.name!r} uses MPS, which refuses requests for more than one replica",
+            "ask for gpus: 1, or set the pool's failRequestsGreaterThanOne: false"
+            if cluster.operator.mps_fail_requests_configurable
+            else "ask for gpus: 1",
+        )
+    elif workload.gpus > 1 and sharing.is_shared:
+        # k8s-device-plugin README, "Shared Access to GPUs": a request for several replicas of a shared GPU
+        # may be served by replicas of one GPU, and gets no more compute for it; failRequestsGreaterThanOne
+        # exists to refuse such requests.
+        report.warn(
+            (*path, "gpus"),
+            f"a pod asking for {workload.gpus} GPUs of {_pool_name(cluster, pool)}, which {sharing.strategy} "
+            "shares, gets replicas that may all be slices of one GPU, with no more compute than one",
+            "ask for gpus: 1, or set the pool's failRequestsGreaterThanOne: true to have such pods refused",
+        )
 
 
 def _report_capacity(
@@ -431,7 +437,7 @@ def _check_workload_profile(
     devices = [name for name, _ in pool.mig_devices()]
     if profile is None:
         # Under the device plugin's single strategy every profile is nvidia.com/gpu; elsewhere each has a name.
-        named = cluster.mig_strategy == "mixed" or not cluster.semantics.MIG_STRATEGY_LIMITS
+        named = cluster.mig_strategy == "mixed" or not cluster.semantics.DEVICE_PLUGIN_LIMITS
         if pool.sharing.strategy == "mig" and named and len(devices) > 1:
             report.error(
                 path,

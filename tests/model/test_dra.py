@@ -244,3 +244,15 @@ def test_mps_under_mig_strategy_mixed_is_fine_on_dra() -> None:
             DRA.replace("backend: dra", "backend: gpu-operator"),
         )
     ).message.startswith("MPS cannot be used in a cluster whose mig.strategy is mixed")
+
+
+def test_a_shared_claim_is_on_one_node() -> None:
+    """Slots per node (4 per T4) would let a pod ask for 2, but its claim's 2 devices must be on one node."""
+    problem = the_error(dra({18: "- {name: app, namespace: ml, pool: pool, gpus: 2, replicas: 2}"}))
+    check(problem, "fleet.yaml:18:54", "clusters[0].workloads[0].gpus", "asks for 2 GPUs of one node", "gpus: 1")
+
+
+def test_several_gpus_of_a_shared_pool_are_distinct_devices_on_dra() -> None:
+    """The device plugin may serve a request for several shared GPUs with slices of one (a warning there)."""
+    text = dra({14: "gpusPerNode: 2", 18: "- {name: app, namespace: ml, pool: pool, gpus: 2, replicas: 2}"})
+    assert not [w for w in warnings(text) if "slices of one GPU" in w]

@@ -5,7 +5,7 @@ A backend is the component that advertises GPUs to the kubelet: the GPU Operator
 ``NAME``, ``STRATEGIES`` (the sharing strategies its pools may use), ``resources_per_gpu`` (what one
 physical GPU of a pool advertises), ``workload_request`` (what one pod asks) and ``check`` (its own
 semantic rules, reported at the fleet file's lines), plus ``OPTIONS`` (the sharing options it reads),
-``MIG_STRATEGY_LIMITS`` and ``EXTENDED_RESOURCES`` (see :class:`BackendSemantics`). The compilers of each backend live in
+``DEVICE_PLUGIN_LIMITS`` and ``EXTENDED_RESOURCES`` (see :class:`BackendSemantics`). The compilers of each backend live in
 :mod:`gpustack_gen.compile`; nothing else branches on a backend's name.
 """
 
@@ -27,7 +27,9 @@ class BackendSemantics(Protocol):
     NAME: str
     STRATEGIES: frozenset[str]
     OPTIONS: frozenset[str]  # the sharing options (fleet keys) it reads; others are warned about
-    MIG_STRATEGY_LIMITS: bool  # mig.strategy limits its pools (the device plugin's single and mixed)
+    # The device plugin's own limits apply to its pools: one MIG profile type per node under mig.strategy single,
+    # no MPS under mixed, failRequestsGreaterThanOne, and a request for several shared GPUs served by one GPU.
+    DEVICE_PLUGIN_LIMITS: bool
     EXTENDED_RESOURCES: bool  # pools advertise extended resources in the node's allocatable (else DRA devices)
 
     def resources_per_gpu(self, cluster: Cluster, pool: Pool) -> dict[str, int]: ...

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 NAME = "dra"
 STRATEGIES = frozenset({"none", "time-slicing", "mps", "mig"})
 OPTIONS = frozenset({"replicas", "layout", "config", "interval", "activeThreadPercentage", "pinnedMemoryLimit"})
-MIG_STRATEGY_LIMITS = False  # each MIG profile is a DeviceClass of its own, whatever mig.strategy says
+DEVICE_PLUGIN_LIMITS = False  # a DeviceClass per MIG profile whatever mig.strategy says; a claim's devices are distinct
 EXTENDED_RESOURCES = False  # devices are published in ResourceSlices, not in the node's allocatable
 
 CLASS_DOMAIN = "gpustack-gen.dev"
@@ -230,12 +230,21 @@ _OPTION_HINTS = {
 
 
 def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+    """A shared claim's devices are on one node, and all its pods with them: the pool's slots per node do not say
+    whether a claim fits."""
     for workload in cluster.workloads:
         pool = cluster.pool(workload.pool)
-        if pool is None or not pool.sharing.is_shared or workload.replicas <= pool.sharing.replicas:
-            continue
         path = origin.workloads.get((workload.namespace, workload.name))
-        if path is None:
+        if pool is None or path is None or not pool.sharing.is_shared:
+            continue
+        if workload.gpus > pool.gpus_per_node:
+            report.error(
+                (*path, "gpus"),
+                f"on backend dra the claim of {workload.namespace}/{workload.name} asks for {workload.gpus} GPUs of "
+                f"one node, and a node of pool {pool.name!r} has {pool.gpus_per_node}",
+                f"ask for gpus: {pool.gpus_per_node} or fewer",
+            )
+        if workload.replicas <= pool.sharing.replicas:
             continue
         report.error(
             (*path, "replicas"),

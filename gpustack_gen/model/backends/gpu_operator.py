@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 NAME = "gpu-operator"
 STRATEGIES = frozenset({"none", "time-slicing", "mps", "mig"})
 OPTIONS = frozenset({"replicas", "renameByDefault", "failRequestsGreaterThanOne", "layout", "config"})
-MIG_STRATEGY_LIMITS = True  # single: one profile type per node, as nvidia.com/gpu; mixed: no MPS (internal/rm)
+DEVICE_PLUGIN_LIMITS = True  # single: one profile type per node, as nvidia.com/gpu; mixed: no MPS (internal/rm)
 EXTENDED_RESOURCES = True
 RESOURCE_GPU = "nvidia.com/gpu"
 RESOURCE_GPU_SHARED = "nvidia.com/gpu.shared"
