@@ -180,9 +180,9 @@ def render_throughput(clusters: int, reps: int) -> dict[str, Any]:
     load_wall, load_cpu, fleet = _timed(lambda: load_fleet(mapping), reps)
     render_wall, render_cpu, bundle = _timed(lambda: render(fleet), reps)
     peak = _peak_rss_bytes()  # generation + load + render; the floor below allocates little
-    documents = [document for rendered in bundle for document in rendered.documents]
-    files = len(bundle.files)
-    text_bytes = sum(len(rendered.text.encode()) for rendered in bundle)
+    documents = [document for rendered in bundle.values() for document in rendered.documents]
+    files = len(bundle)
+    text_bytes = sum(len(rendered.text.encode()) for rendered in bundle.values())
 
     def serialize() -> None:
         for document in documents:
@@ -235,7 +235,7 @@ def _configmaps(clusters: int) -> list[tuple[dict[str, Any], str, str, str]]:
     fleet = load_fleet(generate_fleet(clusters))
     by_name = {c.name: c for c in fleet.clusters}
     found = []
-    for rendered in render(fleet):
+    for rendered in render(fleet).values():
         if rendered.kind not in CONFIGMAP_KINDS:
             continue
         cluster = by_name[rendered.path.split("/", 1)[0]]

@@ -100,7 +100,7 @@ def _render(fleet: Fleet, names: list[str]) -> dict[str, SourceFile]:
     from ..rendering import render
 
     bundle = render(fleet, names)
-    return {f.path: SourceFile(f.path, f.kind, f.text, f.documents) for f in bundle}
+    return {f.path: SourceFile(f.path, f.kind, f.text, f.documents) for f in bundle.values()}
 
 
 def _files(side: Side) -> dict[str, SourceFile]:

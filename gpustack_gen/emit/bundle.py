@@ -1,4 +1,4 @@
-"""A rendered bundle (relative path -> file text) and its atomic, confined write to disk.
+"""A rendered bundle (relative path -> RenderedFile) and its atomic, confined write to disk.
 
 ``Bundle.write(out)`` never changes ``out`` in place. Under a lock file beside it, it builds the new
 folder in a private staging folder beside it (the files we do not own are copied over, our stale files
@@ -19,9 +19,10 @@ import shutil
 import stat
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from types import MappingProxyType
 from typing import Any
 
 from ..errors import OutputError
@@ -63,17 +64,31 @@ class Drift:
 
 
 @dataclass(frozen=True)
-class Bundle:
-    """Every file of a render, in a stable order; ``scope`` names the cluster folders it owns."""
+class Bundle(Mapping[str, RenderedFile]):
+    """Every file of a render: a read-only mapping of relative path -> :class:`RenderedFile`, in a stable order.
 
-    files: dict[str, RenderedFile]
-    scope: tuple[str, ...] | None = None  # None: the whole output folder is ours to prune
+    ``files`` is the same mapping; ``scope`` names the cluster folders the render owns (None: the
+    whole output folder is its to prune).
+    """
 
-    def __iter__(self) -> Iterator[RenderedFile]:
-        return iter(self.files.values())
+    files: Mapping[str, RenderedFile]
+    scope: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        files = dict(self.files)
+        for rel, rendered in files.items():
+            if rendered.path != rel:
+                raise ValueError(f"bundle path {rel!r} holds the file of {rendered.path!r}")
+        object.__setattr__(self, "files", MappingProxyType(files))
 
     def __getitem__(self, path: str) -> RenderedFile:
         return self.files[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.files)
+
+    def __len__(self) -> int:
+        return len(self.files)
 
     def write(
         self,
@@ -121,7 +136,7 @@ class Bundle:
                 modes.append((staging, stat.S_IMODE(out.stat().st_mode)))
             else:
                 emptied, modes = set(), [(staging, 0o777 & ~_umask())]
-            for rendered in self:
+            for rendered in self.files.values():
                 _write_confined(staging, rendered.path, rendered.text)
             _remove_emptied(staging, emptied)
             # Modes last, deepest first: a read-only folder must not stop the render writing into it.

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -57,12 +57,48 @@ def texts(root: Path) -> dict[str, str]:
     }
 
 
+def contents(bundle: Bundle) -> dict[str, str]:
+    return {rel: rendered.text for rel, rendered in bundle.items()}
+
+
 def bundle_of(files: dict[str, str], scope: tuple[str, ...] | None = None) -> Bundle:
     return Bundle({rel: RenderedFile(rel, "test", text, ({},)) for rel, text in files.items()}, scope)
 
 
 def staging_folders(parent: Path, name: str) -> list[Path]:
     return sorted(parent.glob(f".{name}.gpustack-gen.new-*"))
+
+
+# --- the bundle as a mapping ---------------------------------------------------------------------------
+
+
+def test_a_bundle_is_a_read_only_mapping_of_relative_paths(example: Bundle) -> None:
+    assert isinstance(example, Mapping)
+    assert "prod/gpu-operator-values.yaml" in example
+    assert "prod/no-such-file.yaml" not in example
+    assert example.get("prod/no-such-file.yaml") is None
+    assert len(example) == len(example.keys()) == len(list(example)) > 0
+    assert sorted(example) == sorted(example.keys())  # paths, not RenderedFile objects
+    assert all(rel == rendered.path for rel, rendered in example.items())
+    assert list(example.values()) == [example[rel] for rel in example]
+    assert example.files == dict(example.items())
+    with pytest.raises(KeyError):
+        example["prod/no-such-file.yaml"]
+    with pytest.raises(TypeError):
+        example["prod/new.yaml"] = example["prod/capacity.yaml"]  # type: ignore[index]
+    with pytest.raises(TypeError):
+        example.files["prod/new.yaml"] = example["prod/capacity.yaml"]  # type: ignore[index]
+
+
+def test_a_bundle_keeps_its_own_copy_and_refuses_a_path_that_does_not_match() -> None:
+    files = {"c/a.yaml": RenderedFile("c/a.yaml", "test", HEADER, ())}
+    bundle = Bundle(files)
+    files["c/b.yaml"] = RenderedFile("c/b.yaml", "test", HEADER, ())
+    assert list(bundle) == ["c/a.yaml"]
+    assert bundle == Bundle({"c/a.yaml": RenderedFile("c/a.yaml", "test", HEADER, ())})
+    assert bundle != Bundle(bundle.files, scope=("c",))
+    with pytest.raises(ValueError, match=r"'c/b\.yaml' holds the file of 'c/a\.yaml'"):
+        Bundle({"c/b.yaml": RenderedFile("c/a.yaml", "test", HEADER, ())})
 
 
 # --- writing into an empty and into an existing folder -------------------------------------------------
@@ -73,8 +109,8 @@ def test_write_into_a_new_folder_writes_every_file_and_leaves_nothing_beside_it(
 ) -> None:
     out = tmp_path / "nested" / "out"
     summary = bundle_module.Bundle.write(example, out)
-    assert texts(out) == {f.path: f.text for f in example}
-    assert set(summary.written) == set(example.files)
+    assert texts(out) == contents(example)
+    assert set(summary.written) == set(example)
     assert summary.unchanged == () and summary.removed == ()
     assert sorted(p.name for p in out.parent.iterdir()) == ["out"]  # no lock file, no staging folder
     assert stat.S_IMODE(out.stat().st_mode) == 0o777 & ~bundle_module._umask()
@@ -85,7 +121,7 @@ def test_rewriting_an_unchanged_bundle_reports_every_file_unchanged(tmp_path: Pa
     example.write(out)
     summary = example.write(out)
     assert summary.written == () and summary.removed == ()
-    assert set(summary.unchanged) == set(example.files)
+    assert set(summary.unchanged) == set(example)
 
 
 def test_existing_folder_keeps_user_files_and_loses_stale_generated_ones(tmp_path: Path, example: Bundle) -> None:
@@ -116,7 +152,7 @@ def test_existing_folder_keeps_user_files_and_loses_stale_generated_ones(tmp_pat
     assert summary.removed == ("gone/capacity.yaml", "gone/workloads/ml.api.yaml", "prod/old-file.yaml")
     assert not (out / "prod" / "old-file.yaml").exists()
     assert not (out / "gone").exists()  # a folder only the pruning emptied goes too
-    assert {rel: text for rel, text in texts(out).items() if rel in example.files} == {f.path: f.text for f in example}
+    assert {rel: text for rel, text in texts(out).items() if rel in example} == contents(example)
 
 
 def test_cluster_scope_prunes_only_the_rendered_clusters(tmp_path: Path, example: Bundle) -> None:
@@ -159,7 +195,7 @@ def test_a_read_only_output_folder_keeps_its_mode_and_still_gets_written(tmp_pat
     os.chmod(out / "prod", 0o555)
     os.chmod(out, 0o555)
     try:
-        bundle_of({**{f.path: f.text for f in example}, "prod/new.yaml": HEADER + "new: 1\n"}).write(out)
+        bundle_of({**contents(example), "prod/new.yaml": HEADER + "new: 1\n"}).write(out)
         assert (out / "prod" / "new.yaml").read_text() == HEADER + "new: 1\n"
         assert stat.S_IMODE(out.stat().st_mode) == 0o555
         assert stat.S_IMODE((out / "prod").stat().st_mode) == 0o555
@@ -171,14 +207,14 @@ def test_a_read_only_output_folder_keeps_its_mode_and_still_gets_written(tmp_pat
 def test_relative_and_dot_output_folders(tmp_path: Path, example: Bundle, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     example.write("rendered/")
-    assert texts(tmp_path / "rendered") == {f.path: f.text for f in example}
+    assert texts(tmp_path / "rendered") == contents(example)
     (tmp_path / "rendered" / "keep.txt").write_text("mine\n")
     monkeypatch.chdir(tmp_path / "rendered")
     with pytest.raises(OutputError, match="contains the current directory"):
         example.write(".")  # the swap would leave this shell in a deleted directory
     monkeypatch.chdir(tmp_path)
     summary = example.write("rendered/../rendered")
-    assert set(summary.unchanged) == set(example.files)
+    assert set(summary.unchanged) == set(example)
     assert (tmp_path / "rendered" / "keep.txt").read_text() == "mine\n"
     with pytest.raises(OutputError, match="folder of their own"):
         example.write("/")
@@ -192,7 +228,7 @@ def test_the_fallback_swap_without_renameat2_gives_the_same_result(
     example.write(out)
     (out / "keep.txt").write_text("mine\n")
     example.write(out)
-    assert {rel: t for rel, t in texts(out).items() if rel != "keep.txt"} == {f.path: f.text for f in example}
+    assert {rel: t for rel, t in texts(out).items() if rel != "keep.txt"} == contents(example)
     assert (out / "keep.txt").read_text() == "mine\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
@@ -208,7 +244,7 @@ def test_a_swap_killed_between_the_fallback_renames_is_finished_by_the_next_writ
     not_ours = tmp_path / ".out.gpustack-gen.new-x.gpustack-gen.new-abcd1234"  # another output's staging
     not_ours.mkdir()
     summary = example.write(out)
-    assert set(summary.unchanged) == set(example.files)  # the previous output was put back first
+    assert set(summary.unchanged) == set(example)  # the previous output was put back first
     assert not (tmp_path / ".out.gpustack-gen.old").exists()
     assert not leftover.exists()
     assert not_ours.exists()
@@ -219,7 +255,7 @@ def test_a_swap_killed_between_the_fallback_renames_is_finished_by_the_next_writ
 
 def test_drift_reports_missing_changed_and_stale(tmp_path: Path, example: Bundle) -> None:
     out = tmp_path / "out"
-    assert example.drift(out).missing == tuple(example.files)
+    assert example.drift(out).missing == tuple(example)
     example.write(out)
     assert example.drift(out).clean
     (out / "prod" / "capacity.yaml").write_text(HEADER + "edited: true\n")
@@ -511,7 +547,7 @@ def _wait_until(condition: object, process: subprocess.Popen[bytes], log: Path, 
 def _staging_complete(parent: Path, name: str, expected: Bundle) -> bool:
     for folder in staging_folders(parent, name):
         try:
-            if all((folder / f.path).read_text(encoding="utf-8") == f.text for f in expected):
+            if all((folder / rel).read_text(encoding="utf-8") == text for rel, text in contents(expected).items()):
                 return True
         except (OSError, UnicodeDecodeError):
             continue
@@ -525,7 +561,7 @@ def test_sigkill_before_the_swap_leaves_the_previous_output_intact(tmp_path: Pat
     before = snapshot(out)
     fleet = _changed_fleet(tmp_path)
     expected = render(load_fleet(fleet))
-    assert {f.text for f in expected} != {f.text for f in example}
+    assert contents(expected) != contents(example)
     log = tmp_path / "render.log"
 
     process = _start_render(fleet, out, log, GPUSTACK_GEN_TEST_PAUSE_BEFORE_SWAP="60")
@@ -541,7 +577,7 @@ def test_sigkill_before_the_swap_leaves_the_previous_output_intact(tmp_path: Pat
 
     summary = expected.write(out)  # the next render cleans up the leftover staging folder
     assert staging_folders(tmp_path, "out") == []
-    assert {rel: t for rel, t in texts(out).items() if rel != "keep.txt"} == {f.path: f.text for f in expected}
+    assert {rel: t for rel, t in texts(out).items() if rel != "keep.txt"} == contents(expected)
     assert (out / "keep.txt").read_text() == "mine\n"
     assert summary.written  # the changed files really changed
 
@@ -580,9 +616,9 @@ def test_two_renders_into_one_folder_do_not_interleave(tmp_path: Path, example: 
     assert a.returncode == 0, first_log.read_text()
     assert b.returncode == 0, second_log.read_text()
     # The second render ran after the first had swapped in a complete folder, and then replaced it whole.
-    same = sum(1 for f in second if f.path in first.files and first[f.path].text == f.text)
-    assert f"{len(second.files) - same} written, {same} unchanged" in b_out.decode()
-    assert texts(out) == {f.path: f.text for f in second}
+    same = sum(1 for rel, f in second.items() if rel in first and first[rel].text == f.text)
+    assert f"{len(second) - same} written, {same} unchanged" in b_out.decode()
+    assert texts(out) == contents(second)
     assert staging_folders(tmp_path, "out") == []
     assert not (tmp_path / ".out.gpustack-gen.lock").exists()
 
