@@ -32,6 +32,9 @@ FIGURE_ROWS = (
     "peak RSS at 10 clusters",
     "validation per ConfigMap",
     "diff 2 fleets x 10 clusters",
+    "write 10 clusters: fresh render",
+    "write 10 clusters: re-render, nothing changed",
+    "write 10 clusters: re-render, one cluster changed",
 )
 # Rows that may say n/a instead of a ratio, and why.
 OPTIONAL = {
