@@ -49,8 +49,8 @@ def _stats(samples: list[float]) -> dict[str, Any]:
 # so that each repetition does the work of a first render in a fresh process. Schemas and compiled
 # validators stay loaded: those are one-time costs, counted by the cold-start figure.
 MEMOS = (
-    ("gpustack_gen.emit.yaml_text", "_scalar"),
-    ("gpustack_gen.emit.yaml_text", "reads_as_string"),
+    ("gpustack_gen.yamlio.writer", "_scalar"),
+    ("gpustack_gen.yamlio.writer", "reads_as_string"),
     ("gpustack_gen.emit.header", "_one_line"),
     ("gpustack_gen.validate.device_plugin", "_memoised"),
     ("gpustack_gen.validate.mig_parted", "_memoised"),
@@ -172,13 +172,11 @@ def _with_embedded(document: Any) -> list[Any]:
 
 def render_throughput(clusters: int, reps: int) -> dict[str, Any]:
     from gpustack_gen import load_fleet, render
-    from gpustack_gen.emit import dump_yaml, yaml_text
+
+    # The fast writer and ruamel's emitter, which it must match byte for byte.
+    from gpustack_gen.yamlio.writer import dump_yaml, dump_yaml_reference, fast_dump_yaml
 
     from .fleetgen import generate_fleet
-
-    # The fast writer and ruamel's emitter, which it must match byte for byte (absent in older trees).
-    dump_yaml_reference = getattr(yaml_text, "dump_yaml_reference", None)
-    fast_dump_yaml = getattr(yaml_text, "fast_dump_yaml", None)
 
     _warm_up()
     mapping = generate_fleet(clusters)
@@ -194,21 +192,19 @@ def render_throughput(clusters: int, reps: int) -> dict[str, Any]:
             dump_yaml(document)
 
     floor_wall, floor_cpu, _ = _timed(serialize, reps)
-    extra: dict[str, Any] = {}
-    if dump_yaml_reference is not None and fast_dump_yaml is not None:
 
-        def serialize_with_ruamel() -> None:
-            for document in documents:
-                dump_yaml_reference(document)
+    def serialize_with_ruamel() -> None:
+        for document in documents:
+            dump_yaml_reference(document)
 
-        ruamel_wall, ruamel_cpu, _ = _timed(serialize_with_ruamel, reps)
-        emitted = [d for document in documents for d in _with_embedded(document)]
-        fallbacks = sum(fast_dump_yaml(d) is None for d in emitted)
-        extra = {
-            "floor_ruamel": {"wall": ruamel_wall, "cpu": ruamel_cpu},
-            "emitted": len(emitted),
-            "fallbacks": fallbacks,
-        }
+    ruamel_wall, ruamel_cpu, _ = _timed(serialize_with_ruamel, reps)
+    emitted = [d for document in documents for d in _with_embedded(document)]
+    fallbacks = sum(fast_dump_yaml(d) is None for d in emitted)
+    extra = {
+        "floor_ruamel": {"wall": ruamel_wall, "cpu": ruamel_cpu},
+        "emitted": len(emitted),
+        "fallbacks": fallbacks,
+    }
     return {
         "figure": "render",
         "clusters": clusters,

@@ -7,7 +7,8 @@ the catalog and every sharing strategy:
 - ``none``, ``time-slicing`` (with and without renameByDefault / failRequestsGreaterThanOne);
 - ``mps``, only in clusters whose ``mig.strategy`` is ``single`` and whose operator is v24.3.0 or newer;
 - ``mig`` with a custom per-GPU layout (checked with ``place_layout``) or a built-in config name; under
-  ``mig.strategy: single`` only layouts and configs with one profile type.
+  ``mig.strategy: single`` only layouts and configs with one profile type, and only profile names the
+  cluster's mig-manager can parse.
 
 Workloads stay within each pool's capacity (for the resource the pool offers least of), so every
 generated fleet loads without errors. The same ``(clusters, seed)`` always gives the same mapping.
@@ -28,7 +29,8 @@ from gpustack_gen.catalog import (
     get_gpu,
     place_layout,
 )
-from gpustack_gen.versions import OPERATOR_VERSIONS
+from gpustack_gen.catalog.profile_grammar import reads_profile
+from gpustack_gen.versions import OPERATOR_VERSIONS, OperatorVersion
 
 POOLS_PER_CLUSTER = 8
 WORKLOADS_PER_CLUSTER = 20
@@ -73,9 +75,9 @@ def _configs(gpu: GpuModel) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(single), tuple(multi)
 
 
-def _sharing(rng: random.Random, gpu: GpuModel, mig_strategy: str, mps_ok: bool) -> dict[str, Any]:
+def _sharing(rng: random.Random, gpu: GpuModel, mig_strategy: str, release: OperatorVersion) -> dict[str, Any]:
     strategies = ["none", "time-slicing"]
-    if mps_ok:
+    if mig_strategy == "single" and release.has_mps:
         strategies.append("mps")
     if gpu.mig_capable:
         strategies += ["mig-layout", "mig-config"]
@@ -96,11 +98,22 @@ def _sharing(rng: random.Random, gpu: GpuModel, mig_strategy: str, mps_ok: bool)
         return policy
     single_layouts, multi_layouts = _layouts(gpu)
     single_configs, multi_configs = _configs(gpu)
+
+    def readable(devices: Layout) -> bool:  # profile names the release's mig-manager can parse
+        return all(reads_profile(release, profile) for profile, _ in devices)
+
     if strategy == "mig-config":
         names = single_configs if mig_strategy == "single" else single_configs + multi_configs
+        names = tuple(n for n in names if readable(_config_devices(gpu, n)))
         return {"strategy": "mig", "config": rng.choice(names)}
     layouts = single_layouts if mig_strategy == "single" else single_layouts + multi_layouts
-    return {"strategy": "mig", "layout": dict(rng.choice(layouts))}
+    return {"strategy": "mig", "layout": dict(rng.choice([layout for layout in layouts if readable(layout)]))}
+
+
+def _config_devices(gpu: GpuModel, name: str) -> Layout:
+    entry = builtin_mig_config(gpu, name)
+    assert entry is not None
+    return entry.mig_devices
 
 
 def _per_gpu(gpu: GpuModel, sharing: dict[str, Any], mig_strategy: str) -> dict[str, int]:
@@ -110,12 +123,7 @@ def _per_gpu(gpu: GpuModel, sharing: dict[str, Any], mig_strategy: str) -> dict[
         return {"gpu": sharing["replicas"]}
     if strategy != "mig":
         return {"gpu": 1}
-    if "layout" in sharing:
-        devices = tuple(sharing["layout"].items())
-    else:
-        entry = builtin_mig_config(gpu, sharing["config"])
-        assert entry is not None
-        devices = entry.mig_devices
+    devices = tuple(sharing["layout"].items()) if "layout" in sharing else _config_devices(gpu, sharing["config"])
     if mig_strategy == "single":
         return {"gpu": sum(n for _, n in devices)}
     return dict(devices)
@@ -124,7 +132,6 @@ def _per_gpu(gpu: GpuModel, sharing: dict[str, Any], mig_strategy: str) -> dict[
 def _cluster(rng: random.Random, index: int) -> dict[str, Any]:
     release = rng.choice(OPERATOR_VERSIONS)
     mig_strategy = rng.choice(("single", "mixed"))
-    mps_ok = mig_strategy == "single" and release.has_mps
     runtime = rng.choice(("containerd", "cri-o"))
     cluster: dict[str, Any] = {
         "name": f"cluster-{index:04d}",
@@ -139,7 +146,7 @@ def _cluster(rng: random.Random, index: int) -> dict[str, Any]:
     offers: list[tuple[dict[str, int], int, bool]] = []  # per-GPU resources, GPUs per node, one pod per GPU
     for p in range(POOLS_PER_CLUSTER):
         gpu = GPUS[(index * POOLS_PER_CLUSTER + p * _MODEL_STRIDE) % len(GPUS)]
-        sharing = _sharing(rng, gpu, mig_strategy, mps_ok)
+        sharing = _sharing(rng, gpu, mig_strategy, release)
         gpus_per_node = rng.choice((2, 4, 8))
         name = f"pool-{p}-{gpu.id}"[:63].rstrip("-.")
         pool: dict[str, Any] = {

@@ -21,6 +21,7 @@ from . import __version__
 if TYPE_CHECKING:
     from .errors import Problem
     from .model import Fleet
+    from .versions import OperatorVersion
 
 EXIT_OK, EXIT_DIFFERS, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -78,6 +79,33 @@ def _one_line(text: str) -> str:
     return " ".join(text.split()) or "(no message)"
 
 
+def _operator_version(text: str) -> OperatorVersion:
+    """The release an ``--operator-version`` option names; a usage error (exit 2) when gpustack-gen does not know it."""
+    from .versions import UnknownOperatorVersion, require_operator_version
+
+    try:
+        return require_operator_version(text)
+    except UnknownOperatorVersion as unknown:
+        raise click.UsageError(f"{unknown}; {unknown.hint}") from None
+
+
+def _refuse_two_controllers(fleet: Fleet, clusters: tuple[str, ...], wrap: tuple[str, ...]) -> None:
+    """A usage error (exit 2) when ``--wrap`` wraps a cluster for both Argo CD and Flux.
+
+    Its kustomization.yaml would list the Application and the HelmRelease, so that whichever controller applies
+    the folder installs the chart through both. A fleet file that asks for both itself gets the model's warning.
+    """
+    added = {"argocd", "flux"} & set(wrap)
+    for cluster in fleet.clusters:
+        both = {"argocd", "flux"} <= added | set(cluster.delivery.wrap)
+        if added and both and (not clusters or cluster.name in clusters):
+            raise click.UsageError(
+                f"--wrap {' --wrap '.join(sorted(added))} would wrap cluster {cluster.name!r} for both Argo CD and "
+                "Flux: its kustomization.yaml would list the Application and the HelmRelease, and whichever "
+                "controller applies the folder would install the chart through both; wrap it for one of them"
+            )
+
+
 def _load(path: str) -> Fleet:
     from .model import load_fleet
 
@@ -126,7 +154,9 @@ def render(fleet: str, out_dir: str, clusters: tuple[str, ...], check: bool, wra
     """Render FLEET into OUT/<cluster>/ atomically."""
     from .rendering import render as render_fleet
 
-    bundle = render_fleet(_load(fleet), clusters or None, wrap=wrap)
+    loaded = _load(fleet)
+    _refuse_two_controllers(loaded, clusters, wrap)
+    bundle = render_fleet(loaded, clusters or None, wrap=wrap)
     if check:
         drift = bundle.drift(out_dir)
         if drift.clean:
@@ -183,27 +213,26 @@ def schema(kind: str, operator_version: str | None) -> None:
         click.echo(json.dumps(load_schema(f"{kind}.schema.json"), indent=2, sort_keys=False))
         return
     from .validate.operator_schema import operator_schema
-    from .versions import NEWEST_OPERATOR, get_operator_version, operator_version_names
+    from .versions import NEWEST_OPERATOR
 
-    release = NEWEST_OPERATOR if operator_version is None else get_operator_version(operator_version)
-    if release is None:
-        raise click.UsageError(
-            f"unknown GPU Operator version {operator_version!r}; known: {', '.join(operator_version_names())}"
-        )
+    release = NEWEST_OPERATOR if operator_version is None else _operator_version(operator_version)
     click.echo(json.dumps(operator_schema(kind, release.version), indent=2, sort_keys=False))
 
 
 @main.command()
 @_handle_errors
 def versions() -> None:
-    """List the GPU Operator versions gpustack-gen knows and what each ships."""
+    """List the GPU Operator versions gpustack-gen knows and what each ships.
+
+    cdi-on-by-default: whether the chart enables CDI when cdi.enabled is not set (not the cdi.default option).
+    """
     from .versions import OPERATOR_VERSIONS
 
-    click.echo(f"{'operator':<10} {'device-plugin':<14} {'mig-manager':<12} cdi-default  mps  verified")
+    click.echo(f"{'operator':<10} {'device-plugin':<14} {'mig-manager':<12} cdi-on-by-default  mps  verified")
     for v in OPERATOR_VERSIONS:
         click.echo(
             f"{v.version:<10} {v.device_plugin:<14} {v.mig_manager:<12} "
-            f"{'on' if v.cdi_enabled_by_default else 'off':<12} {'yes' if v.has_mps else 'no':<4} "
+            f"{'yes' if v.cdi_enabled_by_default else 'no':<18} {'yes' if v.has_mps else 'no':<4} "
             f"{'yes' if v.verified else 'no'}"
         )
 
@@ -295,30 +324,39 @@ def diff(sides: tuple[str, ...], base_ref: str | None, output_format: str, exit_
 
 
 @main.command()
-@click.option("--cluster", default="gpu-cluster", show_default=True, help="Name of the cluster (a DNS label).")
+@click.option(
+    "--cluster",
+    "clusters",
+    multiple=True,
+    help="Name of a cluster, a DNS label (repeatable; default: gpu-cluster).",
+)
 @click.option(
     "--gpu", "gpus", multiple=True, help="GPU model of a node pool, catalog id or product label (repeatable)."
 )
 @click.option("--operator-version", help="GPU Operator chart version (default: the newest known).")
-@click.option("--schema", "schema_ref", help="Schema reference for the yaml-language-server modeline.")
+@click.option(
+    "--schema",
+    "schema_ref",
+    help="What the yaml-language-server modeline names (default: the schema file installed with gpustack-gen).",
+)
 @click.option("--out", "out_path", default="fleet.yaml", show_default=True, help="File to write; - prints it.")
 @click.option("--force", is_flag=True, help="Overwrite OUT if it exists.")
 @_handle_errors
 def init(
-    cluster: str,
+    clusters: tuple[str, ...],
     gpus: tuple[str, ...],
     operator_version: str | None,
     schema_ref: str | None,
     out_path: str,
     force: bool,
 ) -> None:
-    """Write a commented starter fleet file, one node pool per --gpu."""
+    """Write a commented starter fleet file: each --cluster with one node pool per --gpu."""
     from .emit.single_file import write_new_file
     from .init import InitError, init_fleet_text
 
     name = "fleet.yaml" if out_path == "-" else Path(out_path).name
     try:
-        text = init_fleet_text(cluster, gpus, operator_version, schema=schema_ref, out_name=name)
+        text = init_fleet_text(clusters, gpus, operator_version, schema=schema_ref, out_name=name)
     except InitError as exc:
         raise click.BadParameter(str(exc), param_hint=exc.option) from None
     if out_path == "-":
@@ -367,15 +405,8 @@ def lint(
     Exit 0: no errors (warnings allowed); 1: errors found; 2: a file could not be read or parsed.
     """
     from .lint import default_options, format_report, lint_files
-    from .versions import get_operator_version, operator_version_names
 
-    release = None
-    if operator_version is not None:
-        release = get_operator_version(operator_version)
-        if release is None:
-            raise click.UsageError(
-                f"unknown GPU Operator version {operator_version!r}; known: {', '.join(operator_version_names())}"
-            )
+    release = None if operator_version is None else _operator_version(operator_version)
     if kubernetes_version is not None:
         from .validate.kubernetes import parse_minor
 

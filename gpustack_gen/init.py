@@ -16,12 +16,13 @@ from typing import Any
 
 from .catalog import builtin_mig_config, get_gpu, suggest_gpus
 from .errors import OutputError
-from .model.intent import fleet_json_schema
 from .model.names import dns_label_hint, explain_dns_label
 from .templates import template_dirs
-from .versions import NEWEST_OPERATOR, get_operator_version, operator_version_names
+from .validate.schema_files import schema_path
+from .versions import NEWEST_OPERATOR, UnknownOperatorVersion, require_operator_version
 
 TEMPLATE = "init-fleet.yaml.j2"
+FLEET_SCHEMA = "fleet.schema.json"
 DEFAULT_CLUSTER = "gpu-cluster"
 DEFAULT_GPU = "tesla-t4"
 DEFAULT_KUBERNETES = "1.31.0"
@@ -109,39 +110,43 @@ def _pools(gpus: Sequence[str]) -> list[_Pool]:
 
 
 def init_fleet_text(
-    cluster: str = DEFAULT_CLUSTER,
+    clusters: str | Sequence[str] = DEFAULT_CLUSTER,
     gpus: Sequence[str] = (),
     operator_version: str | None = None,
     *,
     schema: str | None = None,
     out_name: str = "fleet.yaml",
 ) -> str:
-    """The starter fleet file: one cluster, one pool per GPU with the sharing the catalog recommends.
+    """The starter fleet file: each cluster named, with one pool per GPU and the sharing the catalog recommends.
 
     GPUs with MIG get the Operator's ``all-balanced`` config (and the cluster ``mig.strategy: mixed``),
-    the others time-slicing with 4 replicas. Raises :class:`InitError` for a bad name, GPU or version.
+    the others time-slicing with 4 replicas. ``schema`` is what the yaml-language-server modeline names;
+    by default the schema file installed with gpustack-gen, which editors read offline. Raises
+    :class:`InitError` for a bad or repeated name, GPU or version.
     """
-    problem = explain_dns_label(cluster)
-    if problem:
-        raise InitError("--cluster", f"{problem} ({dns_label_hint(cluster)})")
+    names = (clusters,) if isinstance(clusters, str) else tuple(clusters) or (DEFAULT_CLUSTER,)
+    for name in names:
+        problem = explain_dns_label(name)
+        if problem:
+            raise InitError("--cluster", f"{problem} ({dns_label_hint(name)})")
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise InitError("--cluster", f"cluster {repeated[0]!r} is named twice; cluster names are unique in a fleet")
     release = NEWEST_OPERATOR
     if operator_version is not None:
-        found = get_operator_version(operator_version)
-        if found is None:
-            raise InitError(
-                "--operator-version",
-                f"unknown GPU Operator version {operator_version!r}; known: {', '.join(operator_version_names())}",
-            )
-        release = found
+        try:
+            release = require_operator_version(operator_version)
+        except UnknownOperatorVersion as unknown:
+            raise InitError("--operator-version", f"{unknown}; {unknown.hint}") from None
     pools = _pools(gpus)
     text: str = (
         _environment()
         .get_template(TEMPLATE)
         .render(
-            schema=_comment(schema or fleet_json_schema()["$id"]),
+            schema=_comment(schema or schema_path(FLEET_SCHEMA).as_uri()),
             out_name=_comment(out_name),
             operator_version=release.version,
-            cluster=cluster,
+            clusters=names,
             kubernetes=DEFAULT_KUBERNETES,
             pools=pools,
             any_mig=any(p.mig for p in pools),

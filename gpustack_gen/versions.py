@@ -11,14 +11,22 @@ from dataclasses import dataclass
 
 VersionTuple = tuple[int, int, int]
 
-_VERSION_RE = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)$")
+_VERSION_RE = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
 
 
 def parse_version(text: str) -> VersionTuple | None:
     """``"v25.3.3"`` or ``"25.3.3"`` -> ``(25, 3, 3)``; None when it is not of that form."""
-    match = _VERSION_RE.match(text.strip())
-    if match is None:
-        return None
+    match = _VERSION_RE.fullmatch(text.strip())
+    return None if match is None else _version(match)
+
+
+def leading_version(text: object) -> VersionTuple | None:
+    """The version an image tag or a kubelet version starts with: ``"v0.17.0-ubi8"`` -> ``(0, 17, 0)``."""
+    match = _VERSION_RE.match(text.strip()) if isinstance(text, str) else None
+    return None if match is None else _version(match)
+
+
+def _version(match: re.Match[str]) -> VersionTuple:
     major, minor, patch = (int(part) for part in match.groups())
     return (major, minor, patch)
 
@@ -109,3 +117,22 @@ def get_operator_version(text: str) -> OperatorVersion | None:
 
 def operator_version_names() -> tuple[str, ...]:
     return tuple(v.version for v in OPERATOR_VERSIONS)
+
+
+class UnknownOperatorVersion(ValueError):
+    """A GPU Operator version gpustack-gen has no facts for; ``hint`` suggests the closest known ones."""
+
+    def __init__(self, text: str) -> None:
+        import difflib
+
+        super().__init__(f"unknown GPU Operator version {text!r}; known: {', '.join(operator_version_names())}")
+        close = difflib.get_close_matches(text if text.startswith("v") else f"v{text}", operator_version_names(), n=2)
+        self.hint = f"did you mean {' or '.join(close)}?" if close else "`gpustack-gen versions` lists them"
+
+
+def require_operator_version(text: str) -> OperatorVersion:
+    """The known release ``text`` names (``"v25.3.3"`` or ``"25.3.3"``); raises :class:`UnknownOperatorVersion`."""
+    found = get_operator_version(text)
+    if found is None:
+        raise UnknownOperatorVersion(text)
+    return found

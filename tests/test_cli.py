@@ -273,8 +273,12 @@ def test_versions_lists_every_known_operator_version() -> None:
     result = run("versions")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["operator", "device-plugin", "mig-manager", "cdi-default", "mps", "verified"]
+    # "cdi-on-by-default", not "cdi-default": the column is the chart's default for cdi.enabled, and reads
+    # easily as the cdi.default option.
+    assert lines[0].split() == ["operator", "device-plugin", "mig-manager", "cdi-on-by-default", "mps", "verified"]
     assert [line.split()[0] for line in lines[1:]] == [v.version for v in OPERATOR_VERSIONS]
+    by_version = {line.split()[0]: line.split()[3] for line in lines[1:]}
+    assert (by_version["v25.3.3"], by_version["v25.10.1"]) == ("no", "yes")
 
 
 def test_gpus_lists_the_catalog() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from gpustack_gen.catalog import GPUS
 from gpustack_gen.cli import main
 from gpustack_gen.init import InitError, init_fleet_text
 from gpustack_gen.model.intent import fleet_json_schema
+from gpustack_gen.validate.schema_files import schema_path
 from gpustack_gen.versions import NEWEST_OPERATOR, OPERATOR_VERSIONS
 
 
@@ -49,12 +51,32 @@ def test_a_product_label_or_a_repeated_gpu_gives_one_pool_per_model() -> None:
 def test_defaults_and_the_modeline() -> None:
     text = init_fleet_text()
     first = text.splitlines()[0]
-    assert first == f"# yaml-language-server: $schema={fleet_json_schema()['$id']}"
+    # The schema's $id is an address that may never resolve; the installed file always does, offline.
+    installed = schema_path("fleet.schema.json")
+    assert first == f"# yaml-language-server: $schema={installed.as_uri()}"
+    assert json.loads(installed.read_text(encoding="utf-8")) == fleet_json_schema()
     (cluster,) = load_fleet(text).clusters
     assert cluster.name == "gpu-cluster"
     assert cluster.operator.release.version == NEWEST_OPERATOR.version
     assert [p.gpu.id for p in cluster.pools] == ["tesla-t4"]
     assert init_fleet_text(schema="fleet.schema.json").startswith("# yaml-language-server: $schema=fleet.schema.json\n")
+
+
+def test_every_cluster_named_is_scaffolded() -> None:
+    fleet = load_fleet(init_fleet_text(["msk-prod", "spb-stage"], ["tesla-t4", "a100-40gb"]))
+    assert [c.name for c in fleet.clusters] == ["msk-prod", "spb-stage"]
+    assert all([p.gpu.id for p in c.pools] == ["tesla-t4", "a100-40gb"] for c in fleet.clusters)
+    assert render(fleet).files
+
+
+def test_cli_scaffolds_every_cluster_and_refuses_one_named_twice() -> None:
+    runner = CliRunner()
+    printed = runner.invoke(main, ["init", "--cluster", "msk-prod", "--cluster", "spb-stage", "--out", "-"])
+    assert printed.exit_code == 0, printed.output
+    assert [c.name for c in load_fleet(printed.stdout).clusters] == ["msk-prod", "spb-stage"]
+    twice = runner.invoke(main, ["init", "--cluster", "prod", "--cluster", "prod", "--out", "-"])
+    assert twice.exit_code == 2
+    assert "cluster 'prod' is named twice" in twice.stderr
 
 
 @pytest.mark.parametrize("version", [v.version for v in OPERATOR_VERSIONS])

@@ -12,6 +12,7 @@ from ruamel.yaml import YAML
 
 from gpustack_gen import load_fleet, render
 from gpustack_gen.catalog import GPUS, GpuModel, builtin_mig_config, builtin_mig_config_names, place_layout
+from gpustack_gen.catalog.profile_grammar import reads_profile
 from gpustack_gen.compile.artifact import Artifact, EmbeddedYaml
 from gpustack_gen.model import Fleet
 from gpustack_gen.validate.artifacts import validate_artifacts
@@ -26,23 +27,24 @@ QUANTITIES_CPU = st.sampled_from([None, "100m", "300m", "1", "2", 4, "8"])
 QUANTITIES_MEMORY = st.sampled_from([None, "512Mi", "3Gi", "64Gi", "1G"])
 
 
-def _mig_configs(gpu: GpuModel, mig_strategy: str) -> list[str]:
+def _mig_configs(gpu: GpuModel, mig_strategy: str, release: OperatorVersion) -> list[str]:
     names = []
     for name in builtin_mig_config_names(gpu):
         entry = builtin_mig_config(gpu, name)
         assert entry is not None
-        if entry.mig_enabled and entry.mig_devices and (mig_strategy == "mixed" or len(entry.mig_devices) == 1):
+        readable = all(reads_profile(release, profile) for profile, _ in entry.mig_devices)
+        if entry.mig_enabled and entry.mig_devices and readable and (mig_strategy == "mixed" or len(entry.mig_devices) == 1):
             names.append(name)
     return names
 
 
-def _layout(draw: Draw, gpu: GpuModel, mig_strategy: str) -> dict[str, int]:
+def _layout(draw: Draw, gpu: GpuModel, mig_strategy: str, release: OperatorVersion) -> dict[str, int]:
     """The catalog's balanced layout, or a random one grown instance by instance while it still places."""
     balanced = dict(gpu.all_balanced)
     if balanced and (mig_strategy == "mixed" or len(balanced) == 1) and draw(st.booleans()):
         assert place_layout(gpu, balanced).ok
         return balanced
-    profiles = [p.name for p in gpu.profiles]
+    profiles = [p.name for p in gpu.profiles if reads_profile(release, p.name)]
     if mig_strategy == "single":
         profiles = [draw(st.sampled_from(profiles))]
     layout: dict[str, int] = {}
@@ -74,11 +76,11 @@ def _sharing(draw: Draw, gpu: GpuModel, mig_strategy: str, release: OperatorVers
         if strategy == "time-slicing" and draw(st.booleans()):
             sharing["failRequestsGreaterThanOne"] = draw(st.booleans())
         return sharing
-    configs = _mig_configs(gpu, mig_strategy)
+    configs = _mig_configs(gpu, mig_strategy, release)
     if configs and draw(st.booleans()):
         sharing["config"] = draw(st.sampled_from(configs))
     else:
-        sharing["layout"] = _layout(draw, gpu, mig_strategy)
+        sharing["layout"] = _layout(draw, gpu, mig_strategy, release)
     return sharing
 
 

@@ -70,3 +70,19 @@ def test_python_session_is_real_output(tmp_path: Path, monkeypatch: pytest.Monke
     assert runner.failures == 0, "".join(report)
     assert runner.tries == len(session.examples) >= 10
     assert (tmp_path / "rendered" / "prod" / "capacity.yaml").is_file()
+
+
+def test_intent_file_example_loads_and_every_sharing_entry_is_used() -> None:
+    from gpustack_gen import load_fleet
+
+    shown = re.search(r"## The intent file.*?```yaml\n(.*?)```", README, re.S)
+    assert shown is not None
+    fleet = load_fleet(shown.group(1), name="fleet.yaml")
+    assert [w.message.split(":")[0] for w in fleet.warnings] == [
+        "time-slicing on pool 't4' in cluster 'prod' gives no memory isolation"
+    ]
+    (cluster,) = fleet.clusters
+    sharing = {pool.name: pool.sharing for pool in cluster.pools}
+    t4 = sharing["t4"]
+    assert (t4.strategy, t4.replicas, t4.fail_requests_greater_than_one) == ("time-slicing", 5, True)
+    assert (sharing["a100"].strategy, sharing["a100"].mig_config, sharing["l4"].strategy) == ("mig", None, "none")

@@ -8,10 +8,12 @@ import re
 from gpustack_gen.catalog.gpus import GPUS
 from gpustack_gen.catalog.models import GpuModel, is_media_profile
 
+# The node label GPU feature discovery sets to a GPU's product name; catalog models list theirs.
+PRODUCT_LABEL = "nvidia.com/gpu.product"
 # What the device plugin's labeler appends to the product label: '-MIG-<profile>' under the single strategy,
 # then '-SHARED' for a shared resource that is not renamed (k8s-device-plugin internal/lm/resource.go).
-_SHARED_SUFFIX = re.compile(r"-shared$")
-_MIG_SUFFIX = re.compile(r"-mig-.*$")
+_SHARED_SUFFIX = re.compile(r"-shared$", re.IGNORECASE)
+_MIG_SUFFIX = re.compile(r"-mig-.*$", re.IGNORECASE)
 # The labeler's sanitising rule, so NVML names ("NVIDIA A100-SXM4-40GB") resolve too.
 _OUTSIDE_LABEL_CHARSET = re.compile(r"[^a-z0-9\-_. ]")
 _WHITESPACE = re.compile(r"\s+")
@@ -20,9 +22,13 @@ _VENDOR_PREFIX = "nvidia-"
 _COMPUTE_PREFIX = re.compile(r"^(\d+)g")
 
 
+def base_product(label: str) -> str:
+    """``Tesla-T4-SHARED`` -> ``Tesla-T4``; ``NVIDIA-A100-SXM4-40GB-MIG-1g.5gb`` -> ``NVIDIA-A100-SXM4-40GB``."""
+    return _MIG_SUFFIX.sub("", _SHARED_SUFFIX.sub("", label.strip()))
+
+
 def _normalise(name: str) -> str:
-    key = _WHITESPACE.sub("-", _OUTSIDE_LABEL_CHARSET.sub("", name.strip().lower()))
-    return _MIG_SUFFIX.sub("", _SHARED_SUFFIX.sub("", key))
+    return base_product(_WHITESPACE.sub("-", _OUTSIDE_LABEL_CHARSET.sub("", name.strip().lower())))
 
 
 def _build_index() -> dict[str, GpuModel]:

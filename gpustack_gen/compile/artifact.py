@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+# Re-exported: compilers mark a YAML file held in a ConfigMap value with it, and the YAML writer serializes it.
+from ..yamlio.writer import EmbeddedYaml as EmbeddedYaml
+
 DEVICE_PLUGIN_CONFIGMAP = "gpustack-device-plugin-config"
 MIG_PARTED_CONFIGMAP = "gpustack-mig-parted-config"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "gpustack-gen"}
@@ -37,16 +40,6 @@ def kind_of_file(rel: str) -> str:
     if "workloads" in parts[:-1]:
         return WORKLOAD_KIND
     return FILE_KINDS.get(parts[-1], "unknown")
-
-
-@dataclass(frozen=True)
-class EmbeddedYaml:
-    """A YAML file stored as a string inside another document (a ConfigMap ``data`` value).
-
-    Compilers keep it as data so that validation sees the structure; the emitter serializes it.
-    """
-
-    data: dict[str, Any]
 
 
 @dataclass(frozen=True)

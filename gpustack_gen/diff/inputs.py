@@ -18,13 +18,12 @@ from typing import TYPE_CHECKING
 
 from ..compile.artifact import kind_of_file
 from ..emit.bundle import generated_files
+from ..yamlio.limits import MAX_RENDERED_FILE_BYTES
 from .result import DiffInputError
 from .structural import SourceFile
 
 if TYPE_CHECKING:
     from ..model.fleet import Fleet
-
-MAX_RENDERED_FILE_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -115,7 +114,7 @@ def read_at_ref(ref: str, fleet_path: str | Path) -> tuple[bytes, str]:
 def fleet_at_ref(ref: str, fleet_path: str | Path) -> Side:
     """The fleet as committed at ``ref`` (raises FleetError when it was invalid there)."""
     from ..model.load import fleet_from_document
-    from ..model.source import parse_bytes
+    from ..yamlio.source import parse_bytes
 
     raw, label = read_at_ref(ref, fleet_path)
     return Side.of_fleet(fleet_from_document(parse_bytes(raw, label)), label)

@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from ..compile.artifact import EmbeddedYaml
+from ..yamlio.load import load_data
 from .result import Change, ClusterDiff, DiffInputError, DocumentDiff, FileDiff, Status
 
 _SIMPLE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
@@ -167,13 +167,6 @@ def _identities(documents: list[Any]) -> list[str]:
 # --- normalization ------------------------------------------------------------------------------
 
 
-@cache
-def _safe_yaml() -> Any:
-    from ruamel.yaml import YAML
-
-    return YAML(typ="safe", pure=True)
-
-
 def load_documents(file: SourceFile) -> list[Any]:
     """The file's documents as plain data, ready to compare (see the module docstring)."""
     if file.documents is not None:
@@ -181,7 +174,7 @@ def load_documents(file: SourceFile) -> list[Any]:
     else:
         _, texts = split_text(file.text)
         try:
-            raw = [_safe_yaml().load(text) for text in texts]
+            raw = [load_data(text) for text in texts]
         except Exception as exc:  # ruamel raises many error types; all mean "not YAML"
             raise DiffInputError(f"{file.path}: not valid YAML: {' '.join(str(exc).split())}") from None
         raw = [_parse_configmap_data(doc) for doc in raw]
@@ -206,7 +199,7 @@ def _parse_configmap_data(doc: Any) -> Any:
         parsed = value
         if isinstance(value, str):
             try:
-                loaded = _safe_yaml().load(value)
+                loaded = load_data(value)
             except Exception:
                 loaded = None
             if isinstance(loaded, dict | list):

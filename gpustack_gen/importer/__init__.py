@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from ..errors import FleetError, Problem
 from ..model.names import KUBERNETES_VERSION, explain_dns_label
+from ..versions import leading_version
 from .discover import Discovery, NodeGroup, discover
 from .inputs import Inputs, InputSource, InputText, read_inputs
 from .notes import OPERATOR, Todo
@@ -36,8 +37,6 @@ __all__ = [
     "check_roundtrip",
     "import_cluster",
 ]
-
-_VERSION = re.compile(r"^v?(\d+\.\d+\.\d+)(?:[-+].*)?$")
 
 
 @dataclass(frozen=True)
@@ -74,8 +73,8 @@ def import_cluster(
         problems.append(Problem("--cluster", 0, 0, "", explain_dns_label(cluster) or "", "e.g. prod"))
     k8s_override = None
     if kubernetes is not None:
-        match = _VERSION.match(kubernetes.strip())
-        k8s_override = match.group(1) if match else None
+        version = leading_version(kubernetes)
+        k8s_override = None if version is None else "{}.{}.{}".format(*version)
         if k8s_override is None or re.match(KUBERNETES_VERSION, k8s_override) is None:
             problems.append(
                 Problem("--kubernetes", 0, 0, "", f"{kubernetes!r} is not a Kubernetes version", "e.g. 1.29.15")

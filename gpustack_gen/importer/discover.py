@@ -10,25 +10,21 @@ stable labels; hostnames and the labels the Operator and NFD set are never propo
 from __future__ import annotations
 
 import itertools
-import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..catalog import GpuModel, get_gpu
+from ..catalog import PRODUCT_LABEL, GpuModel, base_product, get_gpu
 from ..compile.nodes import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
 from ..model.names import explain_dns_label, suggest_dns_label
+from ..versions import leading_version
 from .inputs import NodeInput
 from .notes import CLUSTER, Todo, one_line, pool_place
 
-PRODUCT_LABEL = "nvidia.com/gpu.product"
 COUNT_LABEL = "nvidia.com/gpu.count"
 PRESENT_LABEL = "nvidia.com/gpu.present"
 NEW_POOL_LABEL = "gpustack-gen.dev/pool"  # proposed where no existing label set selects a pool exactly
 
-_SHARED_SUFFIX = re.compile(r"-SHARED$", re.IGNORECASE)
-_MIG_SUFFIX = re.compile(r"-MIG-.*$", re.IGNORECASE)
-_KUBELET_VERSION = re.compile(r"^v?(\d+\.\d+\.\d+)")
 _RUNTIMES = {"containerd": "containerd", "cri-o": "cri-o"}
 
 # Labels never proposed: per node, or set by the Operator, GPU feature discovery or NFD (they change
@@ -80,11 +76,6 @@ class Discovery:
     runtime: str | None
     runtime_note: str
     todos: tuple[Todo, ...]
-
-
-def base_product(label: str) -> str:
-    """``Tesla-T4-SHARED`` -> ``Tesla-T4``; ``NVIDIA-A100-SXM4-40GB-MIG-1g.5gb`` -> ``NVIDIA-A100-SXM4-40GB``."""
-    return _MIG_SUFFIX.sub("", _SHARED_SUFFIX.sub("", label.strip()))
 
 
 def label_tier(key: str) -> int | None:
@@ -269,9 +260,9 @@ def _most_common(values: Iterable[str]) -> tuple[str, list[str]]:
 def _kubernetes(nodes: Sequence[NodeInput]) -> tuple[str | None, str, list[Todo]]:
     found = {}
     for node in nodes:
-        match = _KUBELET_VERSION.match(node.kubelet_version or "")
-        if match:
-            found[node.name] = (match.group(1), node.kubelet_version or "")
+        version = leading_version(node.kubelet_version)
+        if version is not None:
+            found[node.name] = ("{}.{}.{}".format(*version), node.kubelet_version or "")
     if not found:
         return None, "", []
     chosen, distinct = _most_common(version for version, _ in found.values())

@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FleetError, Problem
-
-# ruamel's round-trip parser reads about 100 KB/s: 16 MiB is a node list of a few thousand nodes.
-MAX_INPUT_BYTES = 16 * 1024 * 1024
+from ..yamlio.limits import MAX_IMPORT_INPUT_BYTES
+from ..yamlio.load import to_plain
 
 # Top-level keys of the GPU Operator chart's values.yaml: how a values file is recognised.
 VALUES_KEYS = frozenset(
@@ -114,6 +113,7 @@ class Inputs:
     values_file: str | None = None
     clusterpolicy: dict[str, Any] | None = None  # the ClusterPolicy's spec
     clusterpolicy_file: str | None = None
+    clusterpolicy_labels: dict[str, str] = field(default_factory=dict)  # its metadata.labels
     configmaps: tuple[ConfigMapInput, ...] = ()
     nodes: tuple[NodeInput, ...] = ()
     nodes_file: str | None = None
@@ -133,6 +133,7 @@ def read_inputs(
     values_data: dict[str, Any] | None = None
     values_file = policy_file = nodes_file = None
     policy_spec: dict[str, Any] | None = None
+    policy_labels: dict[str, str] = {}
     maps: list[ConfigMapInput] = []
     node_list: list[NodeInput] = []
     if values is not None:
@@ -146,7 +147,7 @@ def read_inputs(
     if clusterpolicy is not None:
         policy_file, docs = _load(clusterpolicy, problems)
         files.append(policy_file)
-        policy_spec = _clusterpolicy(policy_file, docs, problems)
+        policy_spec, policy_labels = _clusterpolicy(policy_file, docs, problems)
     if nodes is not None:
         nodes_file, docs = _load(nodes, problems)
         files.append(nodes_file)
@@ -159,6 +160,7 @@ def read_inputs(
         values_file=values_file,
         clusterpolicy=policy_spec,
         clusterpolicy_file=policy_file,
+        clusterpolicy_labels=policy_labels,
         configmaps=tuple(maps),
         nodes=tuple(node_list),
         nodes_file=nodes_file,
@@ -177,8 +179,10 @@ def _load(source: InputSource, problems: list[Problem]) -> tuple[str, list[_Doc]
     label = source.as_posix() if not source.is_absolute() else source.name
     try:
         size = source.stat().st_size
-        if size > MAX_INPUT_BYTES:
-            problems.append(Problem(label, 0, 0, "", f"file is {size:,} bytes; the limit is {MAX_INPUT_BYTES:,}"))
+        if size > MAX_IMPORT_INPUT_BYTES:
+            problems.append(
+                Problem(label, 0, 0, "", f"file is {size:,} bytes; the limit is {MAX_IMPORT_INPUT_BYTES:,}")
+            )
             return label, []
         raw = source.read_bytes()
     except OSError as exc:
@@ -196,16 +200,16 @@ def _load(source: InputSource, problems: list[Problem]) -> tuple[str, list[_Doc]
 
 
 def _parse(label: str, text: str, problems: list[Problem]) -> list[_Doc]:
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-    if len(text) > MAX_INPUT_BYTES:
-        problems.append(Problem(label, 0, 0, "", f"input is larger than {MAX_INPUT_BYTES:,} bytes"))
+    from ..yamlio.load import load_located_all
+
+    if len(text) > MAX_IMPORT_INPUT_BYTES:
+        problems.append(Problem(label, 0, 0, "", f"input is larger than {MAX_IMPORT_INPUT_BYTES:,} bytes"))
         return []
-    yaml = YAML(typ="rt")
-    yaml.allow_duplicate_keys = True  # kubectl never writes them; last one wins, as in Kubernetes
     try:
-        raw_docs = list(yaml.load_all(text))
+        # kubectl never writes duplicate keys; the last one wins, as in Kubernetes.
+        raw_docs = load_located_all(text, allow_duplicate_keys=True)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
@@ -215,7 +219,7 @@ def _parse(label: str, text: str, problems: list[Problem]) -> list[_Doc]:
     except (YAMLError, RecursionError, ValueError) as exc:
         problems.append(Problem(label, 0, 0, "", f"invalid YAML: {' '.join(str(exc).split())}"))
         return []
-    return [(plain(doc), _line(doc), _item_lines(doc)) for doc in raw_docs if doc is not None]
+    return [(to_plain(doc), _line(doc), _item_lines(doc)) for doc in raw_docs if doc is not None]
 
 
 def _line(node: Any) -> int:
@@ -236,23 +240,6 @@ def _item_lines(doc: Any) -> tuple[int, ...]:
         except (KeyError, IndexError, TypeError):
             lines.append(0)
     return tuple(lines)
-
-
-def plain(node: Any) -> Any:
-    """ruamel round-trip data to plain dicts, lists, str, int, float, bool and None."""
-    if isinstance(node, Mapping):
-        return {str(key): plain(value) for key, value in node.items()}
-    if isinstance(node, list | tuple):
-        return [plain(item) for item in node]
-    if isinstance(node, bool) or node is None:
-        return node
-    if isinstance(node, str):
-        return str(node)
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float):
-        return float(node)
-    return str(node)  # timestamps and other scalars: their text
 
 
 # --- what each option accepts ----------------------------------------------------------------------
@@ -346,8 +333,11 @@ def _configmaps(label: str, docs: list[_Doc], problems: list[Problem]) -> list[C
     return found
 
 
-def _clusterpolicy(label: str, docs: list[_Doc], problems: list[Problem]) -> dict[str, Any] | None:
-    found: list[tuple[dict[str, Any], int]] = []
+def _clusterpolicy(
+    label: str, docs: list[_Doc], problems: list[Problem]
+) -> tuple[dict[str, Any] | None, dict[str, str]]:
+    """The ClusterPolicy's spec and its metadata.labels (which name the chart that created it)."""
+    found: list[tuple[dict[str, Any], int, dict[str, str]]] = []
     for data, line, path in _unwrap(label, docs, "ClusterPolicy"):
         if not isinstance(data, dict) or data.get("kind") != "ClusterPolicy":
             problems.append(_wrong(label, line, data, "a ClusterPolicy", path))
@@ -356,7 +346,9 @@ def _clusterpolicy(label: str, docs: list[_Doc], problems: list[Problem]) -> dic
         if not isinstance(spec, dict):
             problems.append(Problem(label, line, 1, path, "a ClusterPolicy without spec"))
             continue
-        found.append((spec, line))
+        labels = _metadata(data).get("labels")
+        labels = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
+        found.append((spec, line, labels))
     if len(found) > 1:
         problems.append(
             Problem(
@@ -370,7 +362,7 @@ def _clusterpolicy(label: str, docs: list[_Doc], problems: list[Problem]) -> dic
         )
     if not found and docs and not problems:
         problems.append(Problem(label, 0, 0, "", "no ClusterPolicy in the file"))
-    return found[0][0] if found else None
+    return (found[0][0], found[0][2]) if found else (None, {})
 
 
 def _nodes(label: str, docs: list[_Doc], problems: list[Problem]) -> list[NodeInput]:

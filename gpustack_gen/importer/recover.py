@@ -11,17 +11,27 @@ is listed as a TODO, never dropped silently.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from ..catalog import GpuModel, builtin_mig_config, builtin_mig_config_names
 from ..compile.nodes import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
 from ..compile.operator import MPS_ROOT
 from ..errors import FleetError, Problem
 from ..validate.operator_keys import VALUES_KEYS
-from ..versions import NEWEST_OPERATOR, OPERATOR_VERSIONS, OperatorVersion, get_operator_version
+from ..versions import (
+    OPERATOR_VERSIONS,
+    OperatorVersion,
+    UnknownOperatorVersion,
+    VersionTuple,
+    format_version,
+    get_operator_version,
+    leading_version,
+    operator_version_names,
+    parse_version,
+    require_operator_version,
+)
 from .discover import NodeGroup
 from .inputs import ConfigMapInput, Inputs, Where
 from .notes import OPERATOR, Todo, one_line, pool_place
@@ -35,7 +45,6 @@ MIG_STRATEGY_LABEL = "nvidia.com/mig.strategy"
 OWNED_KEYS = tuple(gate.path for gate in VALUES_KEYS)
 # ClusterPolicy spec sections the model has a say in (the rest is listed as outside the model).
 _POLICY_SECTIONS = frozenset({"cdi", "driver", "toolkit", "mig", "devicePlugin", "migManager"})
-_VERSION_PREFIX = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)")
 
 
 @dataclass(frozen=True)
@@ -50,8 +59,7 @@ class OperatorState:
 
     settings: dict[str, Setting]  # owned key -> value set by an input (only those set)
     release: OperatorVersion
-    release_note: str
-    release_told: bool
+    release_note: str  # where the release came from
     namespace: str | None
     namespace_note: str
     mig_strategy: str  # effective: single | mixed (none is kept as "single" with a TODO)
@@ -91,21 +99,14 @@ def lookup(data: Mapping[str, Any] | None, dotted: str) -> tuple[bool, Any]:
     return True, node
 
 
-def component_version(text: object) -> str | None:
-    """``v0.17.0-ubi8`` -> ``v0.17.0``; None when it does not start with a version."""
-    match = _VERSION_PREFIX.match(text.strip()) if isinstance(text, str) else None
-    return "v{}.{}.{}".format(*match.groups()) if match else None
-
-
 def parse_embedded(text: str) -> tuple[Any, str | None]:
     """A config file held in a ConfigMap value: (data, None) or (None, error message)."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    from .inputs import plain
+    from ..yamlio.load import load_plain
 
     try:
-        return plain(YAML(typ="rt").load(text)), None
+        return load_plain(text), None
     except (YAMLError, ValueError, RecursionError) as exc:
         return None, " ".join(str(exc).split())[:200]
 
@@ -175,7 +176,7 @@ def recover_operator(inputs: Inputs, operator_version: str | None, groups: tuple
         elif in_values and from_values is not None:
             settings[key] = Setting(from_values, f"{values_name} {key}")
 
-    release, release_note, told, release_todos = _release(inputs, operator_version, consumed)
+    release, release_note, release_todos = _release(inputs, operator_version, consumed)
     todos.extend(release_todos)
 
     maps = list(inputs.configmaps)
@@ -277,7 +278,6 @@ def recover_operator(inputs: Inputs, operator_version: str | None, groups: tuple
         settings=settings,
         release=release,
         release_note=release_note,
-        release_told=told,
         namespace=namespace,
         namespace_note=namespace_note,
         mig_strategy=mig_strategy,
@@ -290,90 +290,139 @@ def recover_operator(inputs: Inputs, operator_version: str | None, groups: tuple
     )
 
 
-def _release(inputs: Inputs, option: str | None, consumed: set[str]) -> tuple[OperatorVersion, str, bool, list[Todo]]:
-    found_versions: dict[tuple[str, str, str], list[str]] = {}  # (component, key, raw) -> files
-    for data, name in (
-        (inputs.values, inputs.values_file or "values"),
-        (inputs.clusterpolicy, inputs.clusterpolicy_file or "ClusterPolicy"),
-    ):
-        for component, key in (("device_plugin", "devicePlugin.version"), ("mig_manager", "migManager.version")):
-            found, raw = lookup(data, key)
-            if found and component_version(raw) is not None:
-                found_versions.setdefault((component, key, str(raw)), []).append(name)
-    evidence = [
-        (component, component_version(raw) or "", f"{key} {raw} ({', '.join(files)})")
-        for (component, key, raw), files in found_versions.items()
-    ]
+# Where the inputs name the GPU Operator release itself. Helm labels the ClusterPolicy with the chart
+# (``helm.sh/chart: gpu-operator-v25.3.3``) and its appVersion (deployments/gpu-operator/templates/_helpers.tpl,
+# "gpu-operator.labels"); the operator and validator images are tagged with the appVersion unless a values
+# file pins another tag (values.yaml: "If version is not specified, then default is to use chart.AppVersion").
+_CHART_LABEL = "helm.sh/chart"
+_CHART_NAME = "gpu-operator-"
+_APP_VERSION_LABEL = "app.kubernetes.io/version"
+_RELEASE_KEYS = ("operator.version", "validator.version")
+# Component images the chart pins: narrow the release down where nothing names it.
+_COMPONENT_KEYS = (("devicePlugin.version", "device_plugin"), ("migManager.version", "mig_manager"))
+_NO_VERSION_HINT = "pass --operator-version with the chart version the cluster runs (`helm list -A` shows it)"
+
+
+def _release(inputs: Inputs, option: str | None, consumed: set[str]) -> tuple[OperatorVersion, str, list[Todo]]:
+    """The GPU Operator release, where it came from, and a TODO when the inputs fit several releases.
+
+    Raises :class:`FleetError` where the inputs do not tell it: a guess would silently up- or downgrade
+    the Operator in the first pull request, and drop settings the guessed chart does not have.
+    """
+    todos: list[Todo] = []
     if option is not None:
-        release = get_operator_version(option)
-        if release is None:
-            known = ", ".join(v.version for v in OPERATOR_VERSIONS)
-            raise FleetError(
-                [Problem("--operator-version", 0, 0, "", f"unknown GPU Operator version {option!r}", f"known: {known}")]
-            )
-        _consume_matching(evidence, release, inputs, consumed)
-        return release, "--operator-version", True, []
+        try:
+            release, note = require_operator_version(option), "--operator-version"
+        except UnknownOperatorVersion as unknown:
+            raise FleetError([Problem("--operator-version", 0, 0, "", str(unknown), unknown.hint)]) from None
+    else:
+        release, note, todos = _named_release(inputs) or _release_of_components(inputs)
+    _consume_matching(release, inputs, consumed)
+    return release, note, todos
+
+
+def _named_release(inputs: Inputs) -> tuple[OperatorVersion, str, list[Todo]] | None:
+    """The release the inputs name outright, if they do; refused when they name several or an unknown one."""
+    named: dict[VersionTuple, list[str]] = {}  # version -> where
+    for version, origin in _release_evidence(inputs):
+        named.setdefault(version, []).append(origin)
+    if len(named) > 1:
+        listed = "; ".join(f"{format_version(v)} ({', '.join(origins)})" for v, origins in named.items())
+        _refuse(f"the inputs name different GPU Operator versions: {listed}", _NO_VERSION_HINT)
+    if not named:
+        return None
+    ((version, origins),) = named.items()
+    release = get_operator_version(format_version(version))
+    if release is None:
+        _refuse(
+            f"GPU Operator {format_version(version)} ({', '.join(origins)}) is not a version gpustack-gen knows; "
+            f"known: {', '.join(operator_version_names())}",
+            "pass --operator-version with the known version whose settings the cluster should get",
+        )
+    return release, ", ".join(origins), []
+
+
+def _release_of_components(inputs: Inputs) -> tuple[OperatorVersion, str, list[Todo]]:
+    """The release whose device plugin and MIG manager the inputs pin; the newest verified one if several."""
+    components = _component_evidence(inputs)
+    if not components:
+        _refuse(
+            "no input tells the GPU Operator version (the ClusterPolicy's helm.sh/chart label, operator.version, "
+            "validator.version, devicePlugin.version or migManager.version)",
+            _NO_VERSION_HINT,
+        )
     candidates = list(OPERATOR_VERSIONS)
-    for component, version, _ in evidence:
+    for component, version, _ in components:
         candidates = [r for r in candidates if getattr(r, component) == version]
-    origins = ", ".join(origin for _, _, origin in evidence)
-    if not evidence:
-        return (
-            NEWEST_OPERATOR,
-            "",
-            False,
-            [
-                Todo(
-                    "no input tells the GPU Operator version (devicePlugin.version or migManager.version); assumed "
-                    f"the newest known, {NEWEST_OPERATOR.version}: pass --operator-version",
-                    OPERATOR,
-                )
-            ],
-        )
+    origins = ", ".join(origin for _, _, origin in components)
     if not candidates:
-        return (
-            NEWEST_OPERATOR,
-            "",
-            False,
-            [
-                Todo(
-                    f"no GPU Operator version gpustack-gen knows ships {origins}; assumed the newest known, "
-                    f"{NEWEST_OPERATOR.version}: pass --operator-version",
-                    OPERATOR,
-                )
-            ],
-        )
-    verified = [r for r in candidates if r.verified] or candidates
-    release = verified[-1]
-    _consume_matching(evidence, release, inputs, consumed)
+        _refuse(f"no GPU Operator version gpustack-gen knows ships {origins}", _NO_VERSION_HINT)
+    release = ([r for r in candidates if r.verified] or candidates)[-1]
     note = f"{origins} ships with GPU Operator {release.version}"
-    if len(candidates) > 1:
-        names = " and ".join(r.version for r in candidates)
-        return (
-            release,
-            note,
-            True,
-            [
-                Todo(
-                    f"{origins} ships with GPU Operator {names}; took {release.version}: pass --operator-version if it is another",
-                    OPERATOR,
-                )
-            ],
-        )
-    return release, note, True, []
+    if len(candidates) == 1:
+        return release, note, []
+    names = " and ".join(r.version for r in candidates)
+    todo = (
+        f"{origins} ships with GPU Operator {names}; took {release.version}: pass --operator-version if it is another"
+    )
+    return release, note, [Todo(todo, OPERATOR)]
 
 
-def _consume_matching(
-    evidence: list[tuple[str, str, str]], release: OperatorVersion, inputs: Inputs, consumed: set[str]
-) -> None:
-    """Image versions that are the release's own are accounted for by the chart version."""
+def _refuse(message: str, hint: str) -> NoReturn:
+    raise FleetError([Problem("--operator-version", 0, 0, "", message, hint)])
+
+
+def _sources(inputs: Inputs) -> tuple[tuple[Mapping[str, Any] | None, str, str], ...]:
+    """(data, how messages name the file, key prefix) of the values file and the ClusterPolicy spec."""
+    return (
+        (inputs.values, inputs.values_file or "values", ""),
+        (inputs.clusterpolicy, inputs.clusterpolicy_file or "ClusterPolicy", "spec."),
+    )
+
+
+def _release_evidence(inputs: Inputs) -> Iterator[tuple[VersionTuple, str]]:
+    """Every place that names the release itself: (version, "where it says so")."""
+    policy = inputs.clusterpolicy_file or "ClusterPolicy"
+    chart = inputs.clusterpolicy_labels.get(_CHART_LABEL, "")
+    if chart.startswith(_CHART_NAME) and (version := parse_version(chart.removeprefix(_CHART_NAME))) is not None:
+        yield version, f"{policy} label {_CHART_LABEL}={chart}"
+    app = inputs.clusterpolicy_labels.get(_APP_VERSION_LABEL, "")
+    if (version := parse_version(app)) is not None:
+        yield version, f"{policy} label {_APP_VERSION_LABEL}={app}"
+    for data, name, prefix in _sources(inputs):
+        for key in _RELEASE_KEYS:
+            found, raw = lookup(data, key)
+            if found and (version := leading_version(raw)) is not None:
+                yield version, f"{name} {prefix}{key} {raw}"
+
+
+def _component_evidence(inputs: Inputs) -> list[tuple[str, str, str]]:
+    """(component, its version, "where") of each component image version the inputs pin."""
+    found: dict[tuple[str, str, str, str], list[str]] = {}  # (component, version, key, raw) -> files
+    for data, name, _ in _sources(inputs):
+        for key, component in _COMPONENT_KEYS:
+            present, raw = lookup(data, key)
+            version = leading_version(raw) if present else None
+            if version is not None:
+                found.setdefault((component, format_version(version), key, str(raw)), []).append(name)
+    return [
+        (component, version, f"{key} {raw} ({', '.join(files)})")
+        for (component, version, key, raw), files in found.items()
+    ]
+
+
+def _consume_matching(release: OperatorVersion, inputs: Inputs, consumed: set[str]) -> None:
+    """Values that name the release's own image versions are accounted for by the chart version."""
     for key, component in (
         ("devicePlugin.version", "device_plugin"),
         ("gfd.version", "device_plugin"),
         ("migManager.version", "mig_manager"),
+        ("operator.version", "version"),
+        ("validator.version", "version"),
     ):
         found, raw = lookup(inputs.values, key)
-        if found and component_version(raw) == getattr(release, component):
+        version = leading_version(raw) if found else None
+        if version is not None and format_version(version) == getattr(release, component):
             consumed.add(key)
 
 
@@ -671,12 +720,6 @@ def recover_sharing(group: NodeGroup, state: OperatorState) -> PoolSharing:
                 policy, outside, no_effect = plugin_policy(config)
                 notes.append(f"{cm.label} key {key} ({how})")
                 warnings.extend(f"{cm.label} key {key}: {item} has no effect; dropped" for item in no_effect)
-                found, written = lookup(config, "flags.migStrategy")
-                if found and written != state.mig_strategy:
-                    warnings.append(
-                        f"{cm.label} key {key}: flags.migStrategy {_short(written)} has no effect: the Operator "
-                        f"passes MIG_STRATEGY={state.mig_strategy} to the device plugin"
-                    )
                 if outside:
                     todos.append(
                         Todo(

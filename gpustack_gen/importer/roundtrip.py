@@ -24,12 +24,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import GpuModel, builtin_mig_config, get_gpu
+from ..catalog import PRODUCT_LABEL, GpuModel, builtin_mig_config, get_gpu
 from ..compile.artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP
 from ..compile.nodes import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
 from ..errors import FleetError
 from ..versions import OperatorVersion
-from .discover import PRODUCT_LABEL, base_product
 from .inputs import NodeInput
 from .recover import (
     MIG_CONFIG_KEY,
@@ -89,7 +88,7 @@ def check_roundtrip(result: ImportResult) -> RoundTripReport:
     expected: list[str] = []
 
     release = cluster.operator.release
-    if state.release_told and release.version != state.release.version:
+    if release.version != state.release.version:
         differences.append(f"GPU Operator version: inputs {state.release.version}, fleet {release.version}")
     for key in _COMPARED_VALUES:
         before = _effective_input(state, key, state.release)
@@ -117,7 +116,7 @@ def check_roundtrip(result: ImportResult) -> RoundTripReport:
             continue
         pool_name = selecting[0]
         labels = rendered.labels.get(pool_name, {})
-        gpu = get_gpu(base_product(node.labels[PRODUCT_LABEL]))
+        gpu = get_gpu(node.labels[PRODUCT_LABEL])
         before = _input_plugin(node, state)
         after = _rendered_plugin(labels, rendered, cluster.mig_strategy)
         for message in _compare("device-plugin config", before, after):
@@ -155,13 +154,11 @@ def _show(value: Any) -> str:
 
 
 def _read_bundle(files: Mapping[str, str], cluster: str) -> _Rendered:
-    from ruamel.yaml import YAML
-
-    from .inputs import plain
+    from ..yamlio.load import load_plain
 
     def load(name: str) -> Any:
         text = files.get(f"{cluster}/{name}")
-        return None if text is None else plain(YAML(typ="rt").load(text))
+        return None if text is None else load_plain(text)
 
     values = load("gpu-operator-values.yaml") or {}
     plugin = load("device-plugin-config.yaml")

@@ -8,18 +8,16 @@ or as one-line comments: nothing is spliced into YAML text.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from ..model.intent import API_VERSION
+from ..yamlio.writer import dump_commented, reads_as_string
 from .discover import NodeGroup
 from .notes import CLUSTER, HEADER, OPERATOR, Todo, one_line, pool_place
 from .recover import OperatorState, PoolSharing
 
-_STR_TAG = "tag:yaml.org,2002:str"
 _MAX_NAMES_IN_COMMENT = 6
 
 
@@ -44,20 +42,11 @@ class ClusterPlan:
     sources: tuple[str, ...]
 
 
-@cache
-def _resolvers() -> tuple[Any, ...]:
-    from ruamel.yaml.resolver import VersionedResolver
-
-    return VersionedResolver(version=(1, 1)), VersionedResolver(version=(1, 2))
-
-
 def _scalar(text: str) -> Any:
     """``text`` as a scalar that every YAML reader takes for a string."""
-    from ruamel.yaml.nodes import ScalarNode
     from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
-    plain = all(r.resolve(ScalarNode, text, (True, False)) == _STR_TAG for r in _resolvers())
-    if not plain or not text.isprintable() or text != text.strip() or not text:
+    if not reads_as_string(text) or not text.isprintable() or text != text.strip() or not text:
         return DoubleQuotedScalarString(text)
     return text
 
@@ -89,7 +78,6 @@ def _map(items: dict[str, Any]) -> Any:
 
 
 def write_fleet(plan: ClusterPlan) -> str:
-    from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
     from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
@@ -133,13 +121,7 @@ def write_fleet(plan: ClusterPlan) -> str:
     header += [f"TODO: {one_line(t.message)}" for t in by_place.get(HEADER, [])]
     root.yaml_set_start_comment("\n".join(header))
 
-    yaml = YAML(typ="rt")
-    yaml.default_flow_style = False
-    yaml.width = 4096
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    stream = io.StringIO()
-    yaml.dump(root, stream)
-    return stream.getvalue()
+    return dump_commented(root)
 
 
 def _operator(state: OperatorState) -> Any:
@@ -147,7 +129,7 @@ def _operator(state: OperatorState) -> Any:
 
     operator = CommentedMap()
     operator["version"] = _scalar(state.release.version)
-    _eol(operator, "version", state.release_note or "assumed: see the TODO above")
+    _eol(operator, "version", state.release_note)
     if state.namespace is not None:
         operator["namespace"] = _scalar(state.namespace)
         _eol(operator, "namespace", state.namespace_note)

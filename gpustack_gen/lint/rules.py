@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..catalog.profile_grammar import unreadable_profile
 from ..errors import Problem, Severity
 from ..model.names import explain_label_value
 from ..validate.device_plugin import check_device_plugin_config
@@ -142,8 +143,9 @@ def _parse_embedded(
     parent: Any, key: Any, reporter: Reporter, source: Source, prefix: str
 ) -> tuple[Any, Source] | None:
     """Parse the YAML text ``parent[key]``; report and return None when it is not a YAML mapping."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    from ..yamlio.load import load_located
 
     value = parent[key]
     path = join_path(prefix, format_path([key]))
@@ -152,7 +154,7 @@ def _parse_embedded(
     if not isinstance(value, str):
         return None  # the ConfigMap schema already says it must be a string
     try:
-        parsed = YAML(typ="rt").load(value)
+        parsed = load_located(value)
     except YAMLError as exc:
         where = embedded_source(parent, key, None, reporter.lines)
         mark = getattr(exc, "problem_mark", None) if isinstance(exc, MarkedYAMLError) else None
@@ -243,7 +245,14 @@ def mig_parted_config(config: Mapping[str, Any], source: Source, prefix: str, r:
     r.add_findings(source, prefix, check_mig_parted_config(config))
     configs = config.get("mig-configs")
     if isinstance(configs, Mapping):
-        for name in configs:
+        for name, entries in configs.items():
+            for index, entry in enumerate(entries if isinstance(entries, list) else []):
+                devices = entry.get("mig-devices") if isinstance(entry, Mapping) else None
+                for profile in devices if isinstance(devices, Mapping) else {}:
+                    unreadable = unreadable_profile(o.operator, str(profile))
+                    if unreadable is not None:
+                        path = format_path(["mig-configs", name, index, "mig-devices", profile])
+                        r.add(source, prefix, path, *unreadable)
             if isinstance(name, str) and explain_label_value(name) is not None:
                 r.add(
                     source,

@@ -103,12 +103,13 @@ def _document_line(document: Any) -> int:
 
 def lint_text(text: str, file: str, options: LintOptions) -> tuple[list[Problem], list[LintedDocument], bool]:
     """Lint the YAML stream ``text`` (named ``file`` in findings): (problems, documents, readable)."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
+
+    from ..yamlio.load import load_located_all
 
     reporter = Reporter(file, text.splitlines())
     try:
-        documents = list(YAML(typ="rt").load_all(text))
+        documents = load_located_all(text)
     except YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)

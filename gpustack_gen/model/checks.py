@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from ..catalog import (
+    PRODUCT_LABEL,
     builtin_mig_config,
     builtin_mig_config_names,
     place_layout,
     suggest_profiles,
 )
+from ..catalog.profile_grammar import unreadable_profile
+from ..errors import Severity
+from ..yamlio.source import PathKey, format_path
 from .fleet import Cluster, Pool, Workload
 from .resolve import ClusterOrigin, PoolOrigin, Report
-from .source import PathKey
 
 MAX_TIME_SLICING_REPLICAS = 128  # each replica is a device the kubelet tracks; more is a typo, not a plan
 
@@ -18,10 +21,9 @@ MAX_TIME_SLICING_REPLICAS = 128  # each replica is a device the kubelet tracks; 
 # a selector on them selects nodes by the very value being rewritten, so new nodes never match and relabelled
 # ones drop out of their own pool.
 LABELS_GPUSTACK_GEN_SETS = ("nvidia.com/device-plugin.config", "nvidia.com/mig.config")
-# Labels the device plugin / GPU Feature Discovery rewrites on nodes that share GPUs or use MIG
-# (k8s-device-plugin internal/lm/resource.go): gpu.product gets -SHARED or -MIG-<profile> appended, and
-# gpu.replicas and gpu.sharing-strategy change with the sharing policy.
-LABELS_REWRITTEN_WHEN_SHARED = ("nvidia.com/gpu.product", "nvidia.com/gpu.replicas", "nvidia.com/gpu.sharing-strategy")
+# Labels the device plugin / GPU Feature Discovery sets from the sharing policy on nodes that share GPUs or use
+# MIG (k8s-device-plugin internal/lm/resource.go): gpu.replicas and gpu.sharing-strategy follow the policy.
+LABELS_REWRITTEN_WHEN_SHARED = ("nvidia.com/gpu.replicas", "nvidia.com/gpu.sharing-strategy")
 SELECTOR_HINT = "select on a label your node group sets, such as node.kubernetes.io/instance-type or a pool label"
 
 
@@ -30,9 +32,13 @@ def check_cluster(cluster: Cluster, origin: ClusterOrigin, report: Report) -> No
     broken: set[str] = set()
     for pool, pool_path in zip(cluster.pools, origin.pool_paths, strict=True):
         pool_origin = origin.pools[pool.name]
-        before = report.error_count()
-        _check_selector_labels(pool, pool_path, report)
+        before, found = report.error_count(), len(report.problems)
+        _check_selector_labels(pool, pool_path, cluster.mig_strategy, report)
         _check_pool_sharing(cluster, pool, pool_origin, report)
+        if report.error_count() > before or pool_origin.sharing_errors:
+            # A pool in error gets its errors only: a warning about a policy that cannot be rendered is noise
+            # (time-slicing's isolation warning beside "Tesla T4 has no MIG", for one).
+            report.problems[found:] = [p for p in report.problems[found:] if p.severity is Severity.ERROR]
         if report.error_count() > before or (pool.sharing.strategy == "mig" and not pool.mig_devices()):
             broken.add(pool.name)
     _check_workloads(cluster, origin, report, broken)
@@ -85,7 +91,7 @@ def _check_overlapping_selectors(pools: list[tuple[Pool, PathKey]], report: Repo
             break
 
 
-def _check_selector_labels(pool: Pool, path: PathKey, report: Report) -> None:
+def _check_selector_labels(pool: Pool, path: PathKey, mig_strategy: str, report: Report) -> None:
     """Refuse selector labels that gpustack-gen or the NVIDIA components set or rewrite on the pool's nodes."""
     for key, _ in pool.node_selector:
         if key in LABELS_GPUSTACK_GEN_SETS:
@@ -100,11 +106,40 @@ def _check_selector_labels(pool: Pool, path: PathKey, report: Report) -> None:
             report.error(
                 (*path, "nodeSelector", key),
                 f"pool {pool.name!r} uses {pool.sharing.strategy}, so the device plugin rewrites {key} on its nodes "
-                "(gpu.product gets a -SHARED or -MIG-<profile> suffix, gpu.replicas and gpu.sharing-strategy follow "
-                "the policy): workloads given this nodeSelector would stay Pending",
+                "(gpu.replicas and gpu.sharing-strategy follow the policy): workloads given this nodeSelector would "
+                "stay Pending",
                 SELECTOR_HINT,
                 key=True,
             )
+        elif key == PRODUCT_LABEL and (suffix := _product_label_suffix(pool, mig_strategy)):
+            report.error(
+                (*path, "nodeSelector", key),
+                f"the device plugin appends {suffix} to {key} on the nodes of pool {pool.name!r}: workloads given "
+                "this nodeSelector would stay Pending",
+                SELECTOR_HINT,
+                key=True,
+            )
+
+
+def _product_label_suffix(pool: Pool, mig_strategy: str) -> str:
+    """What the device plugin's labeler appends to ``nvidia.com/gpu.product`` on the pool's nodes ("" for nothing).
+
+    k8s-device-plugin internal/lm/mig-strategy.go: under mig.strategy single the MIG devices are labelled as
+    nvidia.com/gpu with "-MIG-<profile>" appended; under mixed, MIG-enabled GPUs keep the plain product name
+    (their devices are labelled under nvidia.com/mig-<profile>.*). internal/lm/resource.go: "-SHARED" is
+    appended to a shared resource only when it is not renamed (renameByDefault).
+    """
+    sharing = pool.sharing
+    if sharing.strategy == "mig" and mig_strategy == "single":
+        return "-MIG-<profile> (mig.strategy single)"
+    if sharing.is_shared and not sharing.rename_by_default:
+        return f"-SHARED ({sharing.strategy} without renameByDefault)"
+    return ""
+
+
+def _pool_name(cluster: Cluster, pool: Pool) -> str:
+    """How warnings name a pool: with its cluster, since warnings at a fleet default can concern several."""
+    return f"pool {pool.name!r} in cluster {cluster.name!r}"
 
 
 def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report: Report) -> None:
@@ -123,7 +158,7 @@ def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report
             )
         report.warn(
             strategy_path,
-            f"{sharing.strategy} on pool {pool.name!r} gives no memory isolation: pods sharing "
+            f"{sharing.strategy} on {_pool_name(cluster, pool)} gives no memory isolation: pods sharing "
             "a GPU share its memory, and one pod can run the others out of memory",
             "use MIG on GPUs that have it for isolation"
             if gpu.mig_capable
@@ -168,6 +203,10 @@ def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report
         )
     if unknown:
         return
+    for name in layout:
+        unreadable = unreadable_profile(release, name)
+        if unreadable is not None:
+            report.error((*layout_path, name), *unreadable, key=True)
     placement = place_layout(gpu, layout)
     if not placement.ok:
         report.error(
@@ -178,7 +217,8 @@ def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report
     elif not placement.verified:
         report.warn(
             layout_path,
-            f"MIG placement on {gpu.name} is not verified on hardware; the layout fits its slice totals",
+            f"MIG placement on {gpu.name} ({_pool_name(cluster, pool)}) is not verified on hardware; the layout "
+            "fits its slice totals",
             "check it with `nvidia-smi mig -lgipp` on one node before rolling out",
         )
     if cluster.mig_strategy == "single" and len(layout) > 1:
@@ -212,6 +252,10 @@ def _check_builtin_config(cluster: Cluster, pool: Pool, origin: PoolOrigin, repo
             "use strategy: none for whole GPUs, or a config such as all-balanced",
         )
         return
+    for profile, _ in entry.mig_devices:
+        unreadable = unreadable_profile(cluster.operator.release, profile)
+        if unreadable is not None:
+            report.error(path, *unreadable)
     if cluster.mig_strategy == "single" and len(entry.mig_devices) > 1:
         report.error(
             path,
@@ -267,6 +311,16 @@ def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report, br
                 if cluster.operator.mps_fail_requests_configurable
                 else "ask for gpus: 1",
             )
+        elif workload.gpus > 1 and sharing.is_shared:
+            # k8s-device-plugin README, "Shared Access to GPUs": a request for several replicas of a shared GPU
+            # may be served by replicas of one GPU, and gets no more compute for it; failRequestsGreaterThanOne
+            # exists to refuse such requests.
+            report.warn(
+                (*path, "gpus"),
+                f"a pod asking for {workload.gpus} GPUs of {_pool_name(cluster, pool)}, which {sharing.strategy} "
+                "shares, gets replicas that may all be slices of one GPU, with no more compute than one",
+                "ask for gpus: 1, or set the pool's failRequestsGreaterThanOne: true to have such pods refused",
+            )
         resource, count = cluster.workload_resource(workload)
         per_node = pool.resources_per_node(cluster.mig_strategy).get(resource, 0)
         if count > per_node:
@@ -283,29 +337,36 @@ def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report, br
         for resource, wanted in requested.items():
             total = totals.get(resource, 0)
             if wanted > total:
-                _report_capacity(cluster, pool, resource, wanted, total, placed, origin, report)
+                _report_capacity(cluster, pool, resource, total, placed, origin, report)
 
 
 def _report_capacity(
     cluster: Cluster,
     pool: Pool,
     resource: str,
-    wanted: int,
     total: int,
     placed: list[Workload],
     origin: ClusterOrigin,
     report: Report,
 ) -> None:
-    """Pool ``pool`` has ``total`` of ``resource`` and its workloads ask for ``wanted``: say who asks for what."""
+    """The workloads of ``pool`` ask for more ``resource`` than its ``total``: located at the workload that
+    takes the running total past it (in file order), naming every workload that asks."""
     who: list[str] = []
+    wanted = 0
+    overflowing: Workload | None = None
     for workload in placed:
-        if workload.pool == pool.name:
-            asked, count = cluster.workload_resource(workload)
-            if asked == resource:
-                who.append(f"{workload.name} {count * workload.replicas}")
+        asked, count = cluster.workload_resource(workload)
+        if workload.pool != pool.name or asked != resource:
+            continue
+        who.append(f"{workload.name} {count * workload.replicas}")
+        wanted += count * workload.replicas
+        if overflowing is None and wanted > total:
+            overflowing = workload
+    assert overflowing is not None  # only called when the workloads ask for more than the total
     report.error(
-        (*origin.pools[pool.name].path, "nodes"),
-        f"workloads ask for {wanted} {resource} ({', '.join(who)}) but pool {pool.name!r} has {total}",
+        origin.workloads[(overflowing.namespace, overflowing.name)],
+        f"workloads ask for {wanted} {resource} of pool {pool.name!r} ({', '.join(who)}), which has {total}: "
+        f"{overflowing.name} takes the total past it",
         "add nodes, raise the pool's sharing replicas, or lower the workloads' replicas"
         if pool.sharing.is_shared
         else "add nodes or GPUs per node, or lower the workloads' gpus or replicas",
@@ -336,3 +397,43 @@ def _check_workload_profile(
         )
         return False
     return True
+
+
+_MAX_POOLS_LISTED = 3
+
+
+def check_unused_sharing_entries(resolved: list[tuple[Cluster, ClusterOrigin]], report: Report) -> None:
+    """Warn about ``sharing`` entries of a cluster or of the fleet defaults that apply to pools but give none of
+    them anything: more specific entries override every value they set (or start over with another strategy).
+
+    Located at the entry, naming the entries that shadow it and their lines. Entries that apply to no pool at
+    all (a default for a GPU model the cluster does not have) are policy for later, not mistakes.
+    """
+    applies: dict[PathKey, list[tuple[Cluster, Pool, PathKey]]] = {}  # entry -> (cluster, pool, the pool's own)
+    used: set[PathKey] = set()
+    for cluster, origin in resolved:
+        for pool in cluster.pools:
+            pool_origin = origin.pools[pool.name]
+            # Each winning value's path is its entry's path plus the field name.
+            given = {path[:-1] for path in pool_origin.sharing.values()}
+            used |= given
+            for index, entry in enumerate(pool_origin.sharing_entries):
+                shadows = [e for e in pool_origin.sharing_entries[:index] if e in given]
+                if shadows:
+                    applies.setdefault(entry, []).extend((cluster, pool, shadow) for shadow in shadows)
+    for entry, shadowed in applies.items():
+        if entry in used:
+            continue
+        by_pool: dict[str, list[str]] = {}
+        for cluster, pool, shadow in shadowed:
+            where = f"{format_path(shadow)}, line {report.doc.locate(shadow)[0]}"
+            by_pool.setdefault(_pool_name(cluster, pool), []).append(where)
+        listed = [f"{name} (by {', '.join(dict.fromkeys(where))})" for name, where in by_pool.items()]
+        more = f" and {len(listed) - _MAX_POOLS_LISTED} more pools" if len(listed) > _MAX_POOLS_LISTED else ""
+        report.warn(
+            entry,
+            f"this sharing entry is never used: every value it sets is overridden for "
+            f"{'; '.join(listed[:_MAX_POOLS_LISTED])}{more}",
+            "remove it, or the values that override it",
+            key=True,
+        )

@@ -10,11 +10,11 @@ from pydantic import ValidationError
 
 from ..errors import FleetError, Problem, Severity
 from ..gcpause import gc_paused
+from ..yamlio.source import SourceDocument, read_source
 from . import intent
-from .checks import check_cluster
+from .checks import check_cluster, check_unused_sharing_entries
 from .fleet import Fleet
 from .resolve import Report, resolve_cluster
-from .source import SourceDocument, read_source
 from .validation_errors import problems_from_validation_error
 
 
@@ -45,15 +45,17 @@ def _fleet_from_document(doc: SourceDocument) -> Fleet:
         raise FleetError(problems_from_validation_error(exc, doc, intent.FleetSpec)) from None
     report = Report(doc)
     _check_cluster_names(spec, report)
-    clusters = []
+    resolved = []
     for index, cluster_spec in enumerate(spec.clusters):
-        resolved = resolve_cluster(cluster_spec, index, spec.defaults, report)
-        if resolved is None:
+        found = resolve_cluster(cluster_spec, index, spec.defaults, report)
+        if found is None:
             continue
-        cluster, origin = resolved
-        check_cluster(cluster, origin, report)
-        clusters.append(cluster)
+        check_cluster(*found, report)
+        resolved.append(found)
     _check_sharing_keys(spec, report)
+    if not report.error_count():  # which entries apply is only known once every pool resolved
+        check_unused_sharing_entries(resolved, report)
+    clusters = [cluster for cluster, _ in resolved]
     problems = _dedupe(report.problems)
     if any(p.severity is Severity.ERROR for p in problems):
         raise FleetError(problems)

@@ -13,7 +13,14 @@ from typing import Any
 
 from ..catalog import get_gpu, suggest_gpus
 from ..errors import Problem, Severity
-from ..versions import NEWEST_OPERATOR, OPERATOR_VERSIONS, format_version, get_operator_version, operator_version_names
+from ..versions import (
+    NEWEST_OPERATOR,
+    OPERATOR_VERSIONS,
+    UnknownOperatorVersion,
+    format_version,
+    require_operator_version,
+)
+from ..yamlio.source import PathKey, SourceDocument
 from . import intent
 from .fleet import (
     MPS_FAIL_REQUESTS_CONFIGURABLE_FROM,
@@ -31,7 +38,6 @@ from .fleet import (
     mps_fail_requests_configurable,
 )
 from .names import KUBERNETES_VERSION
-from .source import PathKey, SourceDocument
 
 DEFAULT_NAMESPACE = "gpu-operator"
 
@@ -51,8 +57,8 @@ class Report:
     def error_count(self) -> int:
         return self.errors
 
-    def warn(self, path: PathKey, message: str, hint: str = "") -> None:
-        self.problems.append(self.doc.problem(path, message, hint, severity=Severity.WARNING))
+    def warn(self, path: PathKey, message: str, hint: str = "", *, key: bool = False) -> None:
+        self.problems.append(self.doc.problem(path, message, hint, key=key, severity=Severity.WARNING))
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,8 @@ class PoolOrigin:
     path: PathKey
     sharing: dict[str, PathKey]  # sharing field alias -> path of the value that won
     sharing_path: PathKey  # the most specific sharing entry that applies (or the pool, when none)
+    sharing_entries: tuple[PathKey, ...] = ()  # every sharing entry that applies, most specific first
+    sharing_errors: bool = False  # an error was reported while resolving the sharing policy
 
 
 @dataclass(frozen=True)
@@ -138,9 +146,11 @@ def resolve_cluster(
             report.error((*pool_path, "gpu"), f"unknown GPU model {pool_spec.gpu!r}", hint)
             unresolved.add(pool_spec.name)
             continue
-        sharing, sharing_origin, sharing_path = _resolve_sharing(
+        errors_before = report.error_count()
+        sharing, sharing_origin, sharing_path, entries = _resolve_sharing(
             pool_spec, gpu.id, pool_path, spec, here, defaults, operator, report
         )
+        in_error = report.error_count() > errors_before
         pool_paths.append(pool_path)
         pools.append(
             Pool(
@@ -153,7 +163,7 @@ def resolve_cluster(
                 sharing=sharing,
             )
         )
-        pool_origins.setdefault(pool_spec.name, PoolOrigin(pool_path, sharing_origin, sharing_path))
+        pool_origins.setdefault(pool_spec.name, PoolOrigin(pool_path, sharing_origin, sharing_path, entries, in_error))
 
     workloads = tuple(
         Workload(
@@ -273,23 +283,11 @@ def _resolve_operator(report: Report, setting: Any) -> OperatorConfig | None:
     version_text, version_path = setting("operator", "version")
     release = NEWEST_OPERATOR
     if version_text is not None:
-        found = get_operator_version(version_text)
-        if found is None:
-            import difflib
-
-            close = difflib.get_close_matches(
-                version_text if version_text.startswith("v") else f"v{version_text}",
-                operator_version_names(),
-                n=2,
-            )
-            hint = f"did you mean {' or '.join(close)}?" if close else ""
-            report.error(
-                version_path,
-                f"unknown GPU Operator version {version_text!r}; known: {', '.join(operator_version_names())}",
-                hint,
-            )
+        try:
+            release = require_operator_version(version_text)
+        except UnknownOperatorVersion as unknown:
+            report.error(version_path, str(unknown), unknown.hint)
             return None
-        release = found
 
     cdi_enabled, cdi_path = setting("operator", "cdi", "enabled")
     cdi_default, cdi_default_path = setting("operator", "cdi", "default")
@@ -301,10 +299,13 @@ def _resolve_operator(report: Report, setting: Any) -> OperatorConfig | None:
 
     enabled = release.cdi_enabled_by_default if cdi_enabled is None else bool(cdi_enabled)
     if cdi_default is not None and not release.has_cdi_default:
-        report.error(
+        # A warning, not an error: a fleet that sets it would otherwise fail every Operator bump past v25.3.
+        # The artifacts leave it out (OperatorConfig.cdi_default is None), as the v25.10+ charts do.
+        report.warn(
             cdi_default_path,
-            f"cdi.default has no effect in GPU Operator {release.version} (ignored from v25.10.0)",
-            "remove it: CDI is the default injection mechanism from v25.10.0",
+            f"cdi.default has no effect from GPU Operator v25.10.0 (pinned: {release.version}): CDI is the "
+            "default there, and the value is left out of the artifacts",
+            "remove it",
         )
     elif cdi_default and not enabled:
         report.error(cdi_default_path, "cdi.default: true needs cdi.enabled: true", "enable CDI or remove cdi.default")
@@ -389,7 +390,7 @@ def _resolve_sharing(
     defaults: intent.ClusterSettings | None,
     operator: OperatorConfig,
     report: Report,
-) -> tuple[Sharing, dict[str, PathKey], PathKey]:
+) -> tuple[Sharing, dict[str, PathKey], PathKey, tuple[PathKey, ...]]:
     """Merge the sharing entries that apply to one pool, least specific first.
 
     A partial entry merges over the entries below it. An entry starts over (drops what came from below)
@@ -432,7 +433,7 @@ def _resolve_sharing(
         mig_config=merged.get("config") if strategy == "mig" else None,
     )
     _check_sharing_fields(strategy, merged, origin, sharing_path, report)
-    return sharing, origin, sharing_path
+    return sharing, origin, sharing_path, tuple(path for _, path in levels)
 
 
 def _fail_requests_greater_than_one(

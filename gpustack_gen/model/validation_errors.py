@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..errors import Problem
-from .source import PathKey, SourceDocument
+from ..yamlio.source import PathKey, SourceDocument
 
 _YAML11_BOOLEANS = {"yes", "no", "on", "off", "y", "n", "true", "false"}
 _SEXAGESIMAL = re.compile(r"^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$")
@@ -161,7 +161,7 @@ def _problem(item: Any, path: PathKey, doc: SourceDocument, root: type[BaseModel
 
 
 def _fmt(path: PathKey) -> str:
-    from .source import format_path
+    from ..yamlio.source import format_path
 
     return format_path(path)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpustack_gen.catalog import GPUS, get_gpu, gpu_ids, suggest_gpus, suggest_profiles
+from gpustack_gen.catalog import GPUS, base_product, get_gpu, gpu_ids, suggest_gpus, suggest_profiles
 
 PUBLIC_IDS = (
     "tesla-t4",
@@ -132,3 +132,17 @@ def test_suggest_profiles_limit_and_no_match() -> None:
     t4 = get_gpu("tesla-t4")
     assert t4 is not None
     assert suggest_profiles(t4, "1g.5gb") == []
+
+
+@pytest.mark.parametrize(
+    ("product", "base"),
+    [
+        ("Tesla-T4-SHARED", "Tesla-T4"),
+        ("NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", "NVIDIA-A100-SXM4-40GB"),
+        ("NVIDIA-A100-SXM4-40GB-MIG-1g.5gb-SHARED", "NVIDIA-A100-SXM4-40GB"),
+        ("NVIDIA-H100-80GB-HBM3", "NVIDIA-H100-80GB-HBM3"),
+    ],
+)
+def test_product_label_suffixes_are_dropped_with_their_case_kept(product: str, base: str) -> None:
+    """The device plugin's labeler appends -MIG-<profile> and -SHARED (k8s-device-plugin internal/lm/resource.go)."""
+    assert base_product(product) == base

@@ -302,20 +302,43 @@ def test_both_argocd_and_flux_is_a_warning() -> None:
     assert any("both Argo CD and Flux" in w.message for w in loaded.warnings)
 
 
-def test_render_wrap_on_the_command_line(tmp_path: Path) -> None:
+def _fleet_file(tmp_path: Path, **settings: Any) -> Path:
     fleet_file = tmp_path / "fleet.yaml"
     buffer = io.StringIO()
-    _yaml().dump(fleet(), buffer)
+    _yaml().dump(fleet(**settings), buffer)
     fleet_file.write_text(buffer.getvalue(), encoding="utf-8")
+    return fleet_file
+
+
+def test_render_wrap_on_the_command_line(tmp_path: Path) -> None:
+    fleet_file = _fleet_file(tmp_path)
     runner = CliRunner()
     out = tmp_path / "out"
-    result = runner.invoke(main, ["render", str(fleet_file), "--out", str(out), "--wrap", "argocd", "--wrap", "flux"])
+    result = runner.invoke(main, ["render", str(fleet_file), "--out", str(out), "--wrap", "argocd", "--wrap", "helmfile"])
     assert result.exit_code == 0, result.output
     assert (out / "c1" / "argocd-application.yaml").is_file()
-    assert (out / "c1" / "flux-helmrelease.yaml").is_file()
-    assert not (out / "c1" / "helmfile.yaml").exists()
+    assert (out / "c1" / "helmfile.yaml").is_file()
+    assert not (out / "c1" / "flux-helmrelease.yaml").exists()
     bad = runner.invoke(main, ["render", str(fleet_file), "--out", str(out), "--wrap", "spinnaker"])
     assert bad.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("delivery", "wrap", "named"),
+    [(None, ["argocd", "flux"], "--wrap argocd --wrap flux"), ({"wrap": ["flux"]}, ["argocd"], "--wrap argocd")],
+    ids=["both-on-the-command-line", "one-over-the-fleet-file"],
+)
+def test_render_wrap_for_argocd_and_flux_both_is_refused(
+    tmp_path: Path, delivery: dict[str, Any] | None, wrap: list[str], named: str
+) -> None:
+    """The README: wrap a cluster for Argo CD or for Flux, not both (the kustomization would list both)."""
+    fleet_file = _fleet_file(tmp_path, **({"delivery": delivery} if delivery else {}))
+    out = tmp_path / "out"
+    args = ["render", str(fleet_file), "--out", str(out)] + [f"--wrap={target}" for target in wrap]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert f"Error: {named} would wrap cluster 'c1' for both Argo CD and Flux" in result.stderr
+    assert not out.exists()
 
 
 # --- the strict schema and the agreement check -----------------------------------------------------------

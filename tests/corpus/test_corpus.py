@@ -21,7 +21,7 @@ import pytest
 
 from gpustack_gen.errors import FleetError, Severity
 from gpustack_gen.model import load_fleet
-from gpustack_gen.model.source import MAX_FILE_BYTES
+from gpustack_gen.yamlio.limits import MAX_FLEET_BYTES
 
 HERE = Path(__file__).resolve().parent
 BAD = sorted((HERE / "bad").glob("*.yaml"))
@@ -105,7 +105,7 @@ def big_file(directory: Path) -> Path:
 def test_a_20_mb_file_is_refused_by_its_size(tmp_path: Path) -> None:
     path = big_file(tmp_path)
     size = path.stat().st_size
-    message = f"huge.yaml: file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,} bytes"
+    message = f"huge.yaml: file is {size:,} bytes; the limit is {MAX_FLEET_BYTES:,} bytes"
     with pytest.raises(FleetError) as caught:
         load_fleet(path)
     assert caught.value.problems[0].format().startswith(message)

@@ -10,7 +10,7 @@ from ruamel.yaml import YAML
 
 from gpustack_gen import load_fleet
 from gpustack_gen.importer import InputText, import_cluster
-from gpustack_gen.importer.discover import base_product, discover, label_tier
+from gpustack_gen.importer.discover import discover, label_tier
 from gpustack_gen.importer.inputs import read_inputs
 
 
@@ -31,19 +31,6 @@ def nodes_text(*items: dict[str, Any]) -> InputText:
 
 T4 = {"nvidia.com/gpu.product": "Tesla-T4", "nvidia.com/gpu.count": "1"}
 L4 = {"nvidia.com/gpu.product": "NVIDIA-L4", "nvidia.com/gpu.count": "2"}
-
-
-@pytest.mark.parametrize(
-    ("product", "base"),
-    [
-        ("Tesla-T4-SHARED", "Tesla-T4"),
-        ("NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", "NVIDIA-A100-SXM4-40GB"),
-        ("NVIDIA-A100-SXM4-40GB-MIG-1g.5gb-SHARED", "NVIDIA-A100-SXM4-40GB"),
-        ("NVIDIA-H100-80GB-HBM3", "NVIDIA-H100-80GB-HBM3"),
-    ],
-)
-def test_product_suffixes_are_dropped(product: str, base: str) -> None:
-    assert base_product(product) == base
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from gpustack_gen import load_fleet
 from gpustack_gen.importer import InputText, check_roundtrip, import_cluster
+from gpustack_gen.lint import lint_files
 
 OUTSIDE = "is outside the fleet model; not imported: keep it in a values file applied after gpu-operator-values.yaml"
 V24_TODOS = [
@@ -238,3 +239,19 @@ devicePlugin:
     )
     assert "devicePlugin.config.data in values.yaml key ts (devicePlugin.config.default)" in result.fleet_text
     assert check_roundtrip(result).ok
+
+
+def test_import_and_lint_give_one_verdict_on_the_plugin_configs_mig_strategy(data: Path) -> None:
+    """NVIDIA's sample sets flags.migStrategy none on key tesla-t4 of a mixed cluster: harmless, since the Operator's
+    MIG_STRATEGY overrides it (and a node without MIG devices is the same under every strategy). lint finds
+    nothing in the file, so import does not warn about it either."""
+    report = lint_files([data / "time-slicing-config-fine.yaml"])
+    assert report.problems == ()
+    result = import_cluster(
+        "train",
+        values=data / "values-v24.9.yaml",
+        configmaps=[data / "time-slicing-config-fine.yaml", data / "custom-mig-config.yaml"],
+        nodes=data / "nodes.yaml",
+    )
+    assert load_fleet(result.fleet_text).clusters[0].mig_strategy == "mixed"
+    assert not [line for line in (*result.warnings, *result.todos) if "migStrategy" in line]

@@ -276,6 +276,31 @@ CASES: list[Case] = [
         ],
     ),
     Case(
+        # mig-parted <= v0.12.1 parses profile names with go-nvlib's old parser: '+' only, alphanumeric attributes.
+        "mig-rtx-media-profiles-old.yaml",
+        "v25.3.0",
+        [
+            (
+                8,
+                7,
+                "error",
+                'mig-configs.no-media[0].mig-devices["1g.24gb-me"]',
+                "MIG profile '1g.24gb-me' cannot be read by mig-manager v0.12.1 (GPU Operator v25.3.0): its parser "
+                "takes '-' and dotted attributes from v0.12.3 on, and one unreadable profile fails the whole "
+                "mig-parted config on every node of the cluster",
+            ),
+            (
+                13,
+                7,
+                "error",
+                'mig-configs.all-media[0].mig-devices["1g.24gb+me.all"]',
+                "MIG profile '1g.24gb+me.all' cannot be read by mig-manager v0.12.1 (GPU Operator v25.3.0): its "
+                "parser takes '-' and dotted attributes from v0.12.3 on, and one unreadable profile fails the whole "
+                "mig-parted config on every node of the cluster",
+            ),
+        ],
+    ),
+    Case(
         "mig-unknown-field.yaml",
         None,
         [
@@ -437,7 +462,13 @@ HINTS = [
     ("clusterpolicy-nri-old.yaml", "spec.cdi.nriPluginEnabled", "Argo CD"),
     ("cm-wrong-namespace.yaml", "metadata.namespace", "set metadata.namespace: gpu-operator"),
     ("dp-rename-true.yaml", "sharing.timeSlicing.renameByDefault", "stay Pending"),
+    ("mig-rtx-media-profiles-old.yaml", 'mig-configs.no-media[0].mig-devices["1g.24gb-me"]', "v25.3.3 or newer"),
 ]
+
+
+def test_media_engine_profiles_are_read_from_mig_manager_v0_12_3() -> None:
+    assert _lint("mig-rtx-media-profiles-old.yaml", "v25.3.3").problems == ()
+
 
 
 def _lint(file: str, operator_version: str | None) -> LintReport:

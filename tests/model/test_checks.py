@@ -9,14 +9,16 @@ from __future__ import annotations
 import pytest
 from fleet_text import BASE, check, edit, load, problems, the_error
 
+from gpustack_gen.compile import compile_cluster
 from gpustack_gen.errors import Severity
 from gpustack_gen.model.resolve import Report
-from gpustack_gen.model.source import SourceDocument
+from gpustack_gen.yamlio.source import SourceDocument
 
 A100 = {12: "gpu: a100-40gb"}
 MIXED = {9: "mig: {strategy: mixed}"}
 POOL = "clusters[0].nodePools[0]"
 WORKLOAD = "clusters[0].workloads[0]"
+TIME_SLICED_T4 = "defaults:\n  sharing: {tesla-t4: {strategy: time-slicing, replicas: 4}}"  # replaces line 3
 
 
 def test_base_fleet_is_valid() -> None:
@@ -216,9 +218,29 @@ def test_capacity_exceeded() -> None:
     problem = the_error(edit({18: "- {name: app, namespace: ml, pool: pool, replicas: 3}"}))
     check(
         problem,
-        "fleet.yaml:13:16",
-        f"{POOL}.nodes",
-        "workloads ask for 3 nvidia.com/gpu (app 3) but pool 'pool' has 2",
+        "fleet.yaml:18:9",
+        WORKLOAD,
+        "workloads ask for 3 nvidia.com/gpu of pool 'pool' (app 3), which has 2: app takes the total past it",
+        "add nodes or GPUs per node",
+    )
+
+
+def test_capacity_is_located_at_the_workload_that_overflows_the_pool() -> None:
+    problem = the_error(
+        edit(
+            {
+                18: "- {name: app, namespace: ml, pool: pool}\n"
+                "- {name: batch, namespace: ml, pool: pool}\n"
+                "- {name: late, namespace: ml, pool: pool}"
+            }
+        )
+    )
+    check(
+        problem,
+        "fleet.yaml:20:9",
+        "clusters[0].workloads[2]",
+        "workloads ask for 3 nvidia.com/gpu of pool 'pool' (app 1, batch 1, late 1), which has 2: late takes the "
+        "total past it",
         "add nodes or GPUs per node",
     )
 
@@ -234,9 +256,9 @@ def test_capacity_of_a_shared_pool_counts_replicas() -> None:
     )
     check(
         problem,
-        "fleet.yaml:13:16",
-        f"{POOL}.nodes",
-        "ask for 9 nvidia.com/gpu (app 9) but pool 'pool' has 8",
+        "fleet.yaml:18:9",
+        WORKLOAD,
+        "ask for 9 nvidia.com/gpu of pool 'pool' (app 9), which has 8",
         "sharing replicas",
     )
 
@@ -299,15 +321,20 @@ def test_time_slicing_replicas_over_128() -> None:
     )
 
 
-def test_cdi_default_is_a_no_op_from_v25_10() -> None:
-    problem = the_error(edit({4: "operator: {version: v26.7.0, cdi: {default: true}}"}))
+def test_cdi_default_is_a_no_op_from_v25_10_and_left_out_of_the_artifacts() -> None:
+    """A warning, so that an Operator bump past v25.3 need not also edit cdi (the v26.7.0 chart has no key)."""
+    fleet = load(edit({4: "operator: {version: v26.7.0, cdi: {default: true}}"}))
+    (warning,) = fleet.warnings
     check(
-        problem,
+        warning,
         "fleet.yaml:4:47",
         "defaults.operator.cdi.default",
-        "cdi.default has no effect in GPU Operator v26.7.0",
+        "cdi.default has no effect from GPU Operator v25.10.0 (pinned: v26.7.0)",
         "remove it",
     )
+    assert warning.severity is Severity.WARNING
+    documents = [doc for artifact in compile_cluster(fleet.clusters[0]) for doc in artifact.documents]
+    assert not [doc for doc in documents if "default" in (doc.get("cdi") or doc.get("spec", {}).get("cdi") or {})]
 
 
 def test_cdi_default_with_cdi_disabled() -> None:
@@ -467,9 +494,7 @@ def test_node_selector_on_a_label_gpustack_gen_sets(label: str) -> None:
     )
 
 
-@pytest.mark.parametrize(
-    "label", ["nvidia.com/gpu.product", "nvidia.com/gpu.replicas", "nvidia.com/gpu.sharing-strategy"]
-)
+@pytest.mark.parametrize("label", ["nvidia.com/gpu.replicas", "nvidia.com/gpu.sharing-strategy"])
 @pytest.mark.parametrize(
     ("changes", "strategy"),
     [
@@ -482,7 +507,7 @@ def test_node_selector_on_a_label_gpustack_gen_sets(label: str) -> None:
 def test_node_selector_on_a_label_the_device_plugin_rewrites(
     label: str, changes: dict[int, str], strategy: str
 ) -> None:
-    # B4: the labeller appends -SHARED / -MIG-<profile> to gpu.product and sets replicas and sharing-strategy.
+    # B4: the labeller sets replicas and sharing-strategy from the policy (k8s-device-plugin internal/lm/resource.go).
     problem = the_error(edit({**changes, 15: f"nodeSelector: {{{label}: x}}"}))
     check(
         problem,
@@ -496,6 +521,46 @@ def test_node_selector_on_a_label_the_device_plugin_rewrites(
 def test_node_selector_on_gpu_product_of_whole_gpus_is_fine() -> None:
     fleet = load(edit({15: "nodeSelector: {nvidia.com/gpu.product: Tesla-T4}"}))
     assert fleet.clusters[0].pools[0].node_selector == (("nvidia.com/gpu.product", "Tesla-T4"),)
+
+
+@pytest.mark.parametrize(
+    ("changes", "suffix"),
+    [
+        # internal/lm/resource.go productLabel: "-SHARED" for a shared resource that is not renamed.
+        ({16: "sharing: {strategy: time-slicing, replicas: 4}"}, "-SHARED (time-slicing without renameByDefault)"),
+        ({16: "sharing: {strategy: mps, replicas: 4}"}, "-SHARED (mps without renameByDefault)"),
+        # internal/lm/mig-strategy.go newMigStrategySingleLabeler: MIG devices labelled as nvidia.com/gpu,
+        # with "MIG" and the profile appended to the product.
+        ({**A100, 16: 'sharing: {strategy: mig, layout: {"1g.5gb": 7}}'}, "-MIG-<profile> (mig.strategy single)"),
+    ],
+    ids=["time-slicing", "mps", "mig-single"],
+)
+def test_node_selector_on_gpu_product_where_the_device_plugin_changes_it(changes: dict[int, str], suffix: str) -> None:
+    problem = the_error(edit({**changes, 15: "nodeSelector: {nvidia.com/gpu.product: x}"}))
+    check(
+        problem,
+        "fleet.yaml:15:24",
+        f'{POOL}.nodeSelector["nvidia.com/gpu.product"]',
+        f"the device plugin appends {suffix} to nvidia.com/gpu.product on the nodes of pool 'pool'",
+        "instance-type or a pool label",
+    )
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        # internal/lm/resource.go: a renamed shared resource keeps the plain product name.
+        {16: "sharing: {strategy: time-slicing, replicas: 4, renameByDefault: true}"},
+        {16: "sharing: {strategy: mps, replicas: 4, renameByDefault: true}"},
+        # internal/lm/mig-strategy.go newGPULabelers: under mixed, MIG-enabled GPUs are labelled without sharing
+        # and without a MIG suffix; their devices get nvidia.com/mig-<profile>.product labels instead.
+        {**A100, **MIXED, 16: 'sharing: {strategy: mig, layout: {"1g.5gb": 7}}'},
+    ],
+    ids=["time-slicing-renamed", "mps-renamed", "mig-mixed"],
+)
+def test_node_selector_on_gpu_product_where_it_stays_the_same_is_accepted(changes: dict[int, str]) -> None:
+    fleet = load(edit({**changes, 15: "nodeSelector: {nvidia.com/gpu.product: x}"}))
+    assert fleet.clusters[0].pools[0].node_selector == (("nvidia.com/gpu.product", "x"),)
 
 
 def test_unknown_gpu_model() -> None:
@@ -604,8 +669,8 @@ def test_mps_fail_requests_true_before_device_plugin_v0_20_is_a_quiet_no_op() ->
     fleet = load(edit({16: "sharing: {strategy: mps, replicas: 4, failRequestsGreaterThanOne: true}"}))
     assert fleet.clusters[0].pools[0].sharing.fail_requests_greater_than_one is True
     assert [w.message for w in fleet.warnings] == [
-        "mps on pool 'pool' gives no memory isolation: pods sharing a GPU share its memory, and one pod can run "
-        "the others out of memory"
+        "mps on pool 'pool' in cluster 'prod' gives no memory isolation: pods sharing a GPU share its memory, and "
+        "one pod can run the others out of memory"
     ]
 
 
@@ -621,6 +686,36 @@ def test_mps_fail_requests_false_from_device_plugin_v0_20_allows_several_replica
     )
     assert fleet.clusters[0].pools[0].sharing.fail_requests_greater_than_one is False
     assert fleet.clusters[0].operator.mps_fail_requests_configurable
+    assert [w.path for w in fleet.warnings] == [f"{POOL}.sharing.strategy", f"{WORKLOAD}.gpus"]
+
+
+@pytest.mark.parametrize(
+    ("sharing", "version"),
+    [("time-slicing, replicas: 4", "v25.3.3"), ("mps, replicas: 4, failRequestsGreaterThanOne: false", "v26.7.0")],
+    ids=["time-slicing", "mps"],
+)
+def test_more_than_one_gpu_on_a_shared_pool_that_allows_it_warns(sharing: str, version: str) -> None:
+    """k8s-device-plugin README, "Shared Access to GPUs": several replicas may be slices of one GPU and bring no
+    more compute; failRequestsGreaterThanOne refuses such requests (the error case of the tests above)."""
+    fleet = load(
+        edit(
+            {
+                4: f"operator: {{version: {version}}}",
+                16: f"sharing: {{strategy: {sharing}}}",
+                18: "- {name: app, namespace: ml, pool: pool, gpus: 2}",
+            }
+        )
+    )
+    warning = next(w for w in fleet.warnings if w.path == f"{WORKLOAD}.gpus")
+    strategy = sharing.split(",")[0]
+    check(
+        warning,
+        "fleet.yaml:18:54",
+        f"{WORKLOAD}.gpus",
+        f"a pod asking for 2 GPUs of pool 'pool' in cluster 'prod', which {strategy} shares, gets replicas that may "
+        "all be slices of one GPU",
+        "set the pool's failRequestsGreaterThanOne: true",
+    )
 
 
 def test_more_than_one_gpu_on_mps_from_device_plugin_v0_20_names_the_option() -> None:
@@ -669,7 +764,7 @@ def test_time_slicing_warns_about_memory_isolation() -> None:
         warning,
         "fleet.yaml:16:29",
         f"{POOL}.sharing.strategy",
-        "time-slicing on pool 'pool' gives no memory isolation",
+        "time-slicing on pool 'pool' in cluster 'prod' gives no memory isolation",
         "1/replicas",
     )
 
@@ -681,7 +776,7 @@ def test_mps_warns_about_memory_isolation() -> None:
         warning,
         "fleet.yaml:16:29",
         f"{POOL}.sharing.strategy",
-        "mps on pool 'pool' gives no memory isolation",
+        "mps on pool 'pool' in cluster 'prod' gives no memory isolation",
         "1/replicas",
     )
 
@@ -754,3 +849,93 @@ def test_the_report_counts_errors_as_they_are_added() -> None:
     report.error(("clusters",), "two", "hint")
     assert report.error_count() == 2
     assert len(report.problems) == 3
+
+
+def test_warnings_name_the_cluster_beside_the_pool() -> None:
+    """Two clusters with a pool 'pool' under one fleet default: one warning each, told apart by the cluster."""
+    second = '  - name: stage\n    kubernetes: "1.29.15"\n    nodePools:\n      - {name: pool, gpu: tesla-t4, nodes: 1, nodeSelector: {pool: pool}}\n'
+    fleet = load(edit({3: TIME_SLICED_T4, 16: "# sharing: the fleet default"}) + second)
+    assert [(w.line, w.message.split(" gives ")[0]) for w in fleet.warnings] == [
+        (4, "time-slicing on pool 'pool' in cluster 'prod'"),
+        (4, "time-slicing on pool 'pool' in cluster 'stage'"),
+    ]
+
+
+def test_a_pool_in_error_gets_no_warnings() -> None:
+    """Only the error: the isolation warning about a policy that cannot be rendered is noise."""
+    problems_found = problems(edit({16: "sharing: {strategy: time-slicing, replicas: 200}"}))
+    assert [(p.severity, p.path) for p in problems_found] == [(Severity.ERROR, f"{POOL}.sharing.replicas")]
+
+
+def test_a_mig_layout_on_a_time_sliced_t4_reports_only_the_error() -> None:
+    """The layout merges over the fleet's time-slicing for T4: an error, and no isolation warning beside it."""
+    (problem,) = problems(edit({3: TIME_SLICED_T4, 16: 'sharing: {layout: {"1g.5gb": 7}}'}))
+    check(problem, "fleet.yaml:17:19", f"{POOL}.sharing.layout", "layout does not apply to strategy time-slicing", "")
+
+
+# --- sharing entries that no pool uses -----------------------------------------------------------------------
+
+CLUSTER_T4_REPLICAS_5 = "mig: {strategy: single}\nsharing: {tesla-t4: {replicas: 5}}"  # replaces line 9
+
+
+def _unused(fleet_text: str) -> list[str]:
+    return [w.format() for w in load(fleet_text).warnings if "never used" in w.message]
+
+
+def test_a_cluster_sharing_entry_every_pool_overrides_is_reported_with_what_overrides_it() -> None:
+    (warning,) = _unused(edit({9: CLUSTER_T4_REPLICAS_5, 16: "sharing: {strategy: time-slicing, replicas: 4}"}))
+    assert warning == (
+        "fleet.yaml:10:15: warning: clusters[0].sharing.tesla-t4: this sharing entry is never used: every value it "
+        "sets is overridden for pool 'pool' in cluster 'prod' (by clusters[0].nodePools[0].sharing, line 17) "
+        "(hint: remove it, or the values that override it)"
+    )
+
+
+def test_a_fleet_default_that_a_pool_starts_over_from_is_reported() -> None:
+    (warning,) = _unused(edit({3: TIME_SLICED_T4, 16: "sharing: {strategy: mps, replicas: 2}"}))
+    assert warning.startswith("fleet.yaml:4:13: warning: defaults.sharing.tesla-t4: this sharing entry is never used")
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        # The pool's entry is partial: it merges over the cluster's, which gives it its replicas.
+        {9: CLUSTER_T4_REPLICAS_5, 16: "sharing: {strategy: time-slicing, renameByDefault: true}"},
+        # No pool of the cluster has the GPU model: a policy for later, not a mistake.
+        {9: "mig: {strategy: single}\nsharing: {a100-40gb: {strategy: mig, config: all-balanced}}"},
+    ],
+    ids=["merged", "no-such-pool"],
+)
+def test_sharing_entries_that_some_pool_uses_or_none_could_are_not_reported(changes: dict[int, str]) -> None:
+    assert _unused(edit(changes)) == []
+
+
+# --- MIG profile names the pinned mig-manager cannot read ---------------------------------------------------
+
+RTX = {12: "gpu: rtx-pro-6000-blackwell-96gb", 9: "mig: {strategy: mixed}"}
+
+
+@pytest.mark.parametrize(
+    ("sharing", "where", "path", "profile"),
+    [
+        ('sharing: {strategy: mig, layout: {"1g.24gb-me": 4}}', "16:43", '.layout["1g.24gb-me"]', "1g.24gb-me"),
+        ("sharing: {strategy: mig, config: all-1g.24gb.me.all}", "16:42", ".config", "1g.24gb+me.all"),
+    ],
+    ids=["layout", "config"],
+)
+def test_rtx_pro_6000_media_engine_profiles_need_mig_manager_v0_12_3(
+    sharing: str, where: str, path: str, profile: str
+) -> None:
+    """go-nvlib's MIG profile parser in mig-parted <= v0.12.1 splits on '+' only and takes alphanumeric attributes:
+    '-me' and '+me.all' fail it, and with them the whole config file (catalog/profile_grammar.py)."""
+    old = {**RTX, 4: "operator: {version: v25.3.0}", 16: sharing, 18: "- {name: app, namespace: ml, pool: pool}"}
+    problem = the_error(edit(old))
+    check(
+        problem,
+        f"fleet.yaml:{where}",
+        f"{POOL}.sharing{path}",
+        f"MIG profile '{profile}' cannot be read by mig-manager v0.12.1 (GPU Operator v25.3.0)",
+        "pin operator.version v25.3.3 or newer",
+    )
+    fleet = load(edit({**old, 4: "operator: {version: v25.3.3}"}))
+    assert fleet.clusters[0].pools[0].mig_devices()[0][0] == profile

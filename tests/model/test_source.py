@@ -9,7 +9,8 @@ from fleet_text import BASE, edit, load, problems
 
 from gpustack_gen.errors import FleetError, Problem
 from gpustack_gen.model import load_fleet
-from gpustack_gen.model.source import MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES, format_path, read_source
+from gpustack_gen.yamlio.limits import MAX_DEPTH, MAX_FLEET_BYTES, MAX_NODES
+from gpustack_gen.yamlio.source import format_path, read_source
 
 
 def only(text: str) -> Problem:
@@ -236,8 +237,8 @@ def test_nesting_by_aliases_is_refused() -> None:
 
 
 def test_oversized_text_and_file(tmp_path: Path) -> None:
-    text = BASE + "#" * MAX_FILE_BYTES + "\n"
-    assert only(text).message == f"file is {len(text.encode()):,} bytes; the limit is {MAX_FILE_BYTES:,} bytes"
+    text = BASE + "#" * MAX_FLEET_BYTES + "\n"
+    assert only(text).message == f"file is {len(text.encode()):,} bytes; the limit is {MAX_FLEET_BYTES:,} bytes"
     path = tmp_path / "big.yaml"
     path.write_text(text)
     with pytest.raises(FleetError) as caught:

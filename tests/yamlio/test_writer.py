@@ -16,7 +16,7 @@ from ruamel.yaml import YAML
 from gpustack_gen.compile.artifact import EmbeddedYaml
 from gpustack_gen.emit import dump_yaml, header
 from gpustack_gen.emit.header import GENERATED_MARKER
-from gpustack_gen.emit.yaml_text import _ODD_CHARACTERS, dump_yaml_reference, fast_dump_yaml, needs_escapes
+from gpustack_gen.yamlio.writer import _ODD_CHARACTERS, dump_yaml_reference, fast_dump_yaml, needs_escapes
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 

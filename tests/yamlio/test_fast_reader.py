@@ -1,4 +1,4 @@
-"""fast_yaml.py: the fast path reads every valid fleet exactly as the round-trip path does, or gives up.
+"""fast_reader.py: the fast path reads every valid fleet exactly as the round-trip path does, or gives up.
 
 Exactness is checked on data (types and key order included), value positions and key positions, for the
 example fleets, the odd-but-valid corpus files and hypothesis-generated fleets dumped by ruamel in block and
@@ -23,10 +23,10 @@ from ruamel.yaml.mergevalue import MergeValue
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
 
 from gpustack_gen.errors import FleetError
-from gpustack_gen.model.fast_yaml import GiveUp
-from gpustack_gen.model.source import (
+from gpustack_gen.yamlio.fast_reader import GiveUp
+from gpustack_gen.yamlio.source import (
     MAX_DETAILED_BYTES,
-    MAX_FILE_BYTES,
+    MAX_FLEET_BYTES,
     SourceDocument,
     _fast_parse,
     _prescan,
@@ -261,7 +261,7 @@ def test_a_large_valid_fleet_is_read_by_the_fast_path() -> None:
     fleet = generate_fleet(230)
     yaml.dump(fleet, out)
     text = out.getvalue()
-    assert MAX_DETAILED_BYTES < len(text.encode()) < MAX_FILE_BYTES
+    assert MAX_DETAILED_BYTES < len(text.encode()) < MAX_FLEET_BYTES
     doc = parse_text(text, "big.yaml")
     assert doc.data == fleet
     assert doc.locate(("clusters", 229, "nodePools", 7, "gpu"), key=True)[0] > 40_000
@@ -287,7 +287,7 @@ def test_a_large_file_is_refused_at_the_fast_paths_problem() -> None:
 
 
 def test_a_large_flat_file_is_refused_by_the_value_budget() -> None:
-    text = "clusters:\n" + "- x\n" * (MAX_FILE_BYTES // 4 - 10)
+    text = "clusters:\n" + "- x\n" * (MAX_FLEET_BYTES // 4 - 10)
     assert problem_of(text) == (
         "big.yaml:1:1: clusters: the document expands to more than 1,000,000 values (aliases included) "
         "(hint: an alias bomb, or a fleet too large for one file: split it)"

@@ -1,6 +1,6 @@
 """Read a fleet file into plain data while remembering where every value came from.
 
-ruamel.yaml (YAML 1.2) parses the text. An ordinary fleet is read by the fast path (``fast_yaml.py``: C parser
+ruamel.yaml (YAML 1.2) parses the text. An ordinary fleet is read by the fast path (``fast_reader.py``: C parser
 events, built into the same data and positions); anything unusual sends the file to the round-trip path, whose
 nodes carry line and column numbers, which we copy into a position table keyed by field path before handing
 plain dicts and lists to pydantic, and which explains every problem in detail.
@@ -20,13 +20,13 @@ from typing import Any
 
 from ..errors import FleetError, Problem, value_kind
 
-# Files are read by the fast path (fast_yaml.py: C parser events, about 20x the round-trip loader's speed) and,
+# Files are read by the fast path (fast_reader.py: C parser events, about 20x the round-trip loader's speed) and,
 # when it gives up on something unusual, by ruamel's round-trip loader, which says exactly what is wrong. The
 # round-trip loader reads about 120 KB/s and keeps ~170 bytes of objects per input byte, so it only reads files
 # up to MAX_DETAILED_BYTES (1 MiB is ~10 s and ~200 MB at worst); a larger file that the fast path gives up on is
 # refused with the fast path's own located problem. A fleet of 8 pools and 20 workloads per cluster is about
 # 4.6 KB per cluster.
-from .limits import MAX_DEPTH, MAX_DETAILED_BYTES, MAX_FILE_BYTES, MAX_NODES
+from .limits import MAX_DEPTH, MAX_DETAILED_BYTES, MAX_FLEET_BYTES, MAX_NODES
 
 PathKey = tuple[str | int, ...]
 
@@ -87,7 +87,7 @@ def read_source(source: str | Path, *, name: str | None = None) -> SourceDocumen
             size = source.stat().st_size
         except OSError as exc:
             raise FleetError([Problem(label, 0, 0, "", f"cannot read file: {exc.strerror or exc}")]) from None
-        if size > MAX_FILE_BYTES:
+        if size > MAX_FLEET_BYTES:
             raise FleetError([_too_big(label, size)])
         try:
             raw = source.read_bytes()
@@ -108,13 +108,13 @@ def _too_big(label: str, size: int) -> Problem:
         0,
         0,
         "",
-        f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,} bytes",
+        f"file is {size:,} bytes; the limit is {MAX_FLEET_BYTES:,} bytes",
         "split the fleet into several files, or check that this is the fleet file",
     )
 
 
 def parse_bytes(raw: bytes, label: str) -> SourceDocument:
-    if len(raw) > MAX_FILE_BYTES:
+    if len(raw) > MAX_FLEET_BYTES:
         raise FleetError([_too_big(label, len(raw))])
     try:
         text = raw.decode("utf-8-sig")  # a UTF-8 BOM is accepted and dropped
@@ -131,10 +131,10 @@ def parse_bytes(raw: bytes, label: str) -> SourceDocument:
 
 
 def parse_text(text: str, label: str) -> SourceDocument:
-    from .fast_yaml import GiveUp
+    from .fast_reader import GiveUp
 
     size = len(text.encode("utf-8", "surrogatepass"))
-    if size > MAX_FILE_BYTES:
+    if size > MAX_FLEET_BYTES:
         raise FleetError([_too_big(label, size)])
     text = text.removeprefix("\ufeff")
     detailed = size <= MAX_DETAILED_BYTES
@@ -151,8 +151,8 @@ def parse_text(text: str, label: str) -> SourceDocument:
 
 
 def _fast_parse(text: str, label: str, *, pure: bool = False) -> SourceDocument:
-    """The fast path (``fast_yaml``): the same document as ``_rt_parse`` for a valid fleet, else ``GiveUp``."""
-    from .fast_yaml import fast_load
+    """The fast path (``fast_reader``): the same document as ``_rt_parse`` for a valid fleet, else ``GiveUp``."""
+    from .fast_reader import fast_load
 
     data, value_positions, key_positions = fast_load(text, pure=pure)
     return SourceDocument(label, data, value_positions, key_positions)

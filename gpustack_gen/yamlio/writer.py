@@ -14,13 +14,32 @@ from __future__ import annotations
 import functools
 import io
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from ..compile.artifact import EmbeddedYaml
-
-__all__ = ["dump_yaml", "dump_yaml_reference", "fast_dump_yaml", "needs_escapes", "reads_as_string"]
+__all__ = [
+    "EmbeddedYaml",
+    "dump_commented",
+    "dump_yaml",
+    "dump_yaml_reference",
+    "fast_dump_yaml",
+    "needs_escapes",
+    "reads_as_string",
+]
 
 _STR_TAG = "tag:yaml.org,2002:str"
+
+
+@dataclass(frozen=True)
+class EmbeddedYaml:
+    """A YAML file stored as a string inside another document (a ConfigMap ``data`` value).
+
+    Compilers keep it as data so that validation sees the structure; the writer serializes it.
+    """
+
+    data: dict[str, Any]
+
+
 # Characters YAML 1.1 readers treat as line breaks (or a byte-order mark), which a literal block or a
 # plain/single-quoted scalar cannot carry reliably: only double quotes with escapes round-trip them.
 # All of them are also non-printable for str.isprintable, which needs_escapes relies on.
@@ -96,6 +115,22 @@ def dump_yaml_reference(data: Any) -> str:
     """``data`` written by ruamel.yaml alone (embedded files too): the bytes :func:`dump_yaml` must match."""
     stream = io.StringIO()
     _dumper().dump(_embed(data, dump_yaml_reference), stream)
+    return stream.getvalue()
+
+
+def dump_commented(document: Any) -> str:
+    """A document of ruamel's commented containers, comments kept: a file written for people (``import``).
+
+    Sequence items are indented under their key (``- `` two columns in), unlike :func:`dump_yaml`'s output.
+    """
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.default_flow_style = False
+    yaml.width = 4096
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    stream = io.StringIO()
+    yaml.dump(document, stream)
     return stream.getvalue()
 
 
