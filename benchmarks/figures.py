@@ -385,7 +385,7 @@ def _timed_process(argv: list[str], cwd: Path, expect: int = 0) -> dict[str, flo
     return {"wall": wall, "user": after.ru_utime - before.ru_utime, "sys": after.ru_stime - before.ru_stime}
 
 
-def write_path(clusters: int, reps: int, where: str | None) -> dict[str, Any]:
+def write_path(clusters: int, reps: int, where: str | None, warm_up: bool = True) -> dict[str, Any]:
     """``gpustack-gen render FLEET --out OUT`` in whole processes, against ``render --check`` of an
     up-to-date folder (the same load, compile, validation and reading of the folder, writing nothing):
     a fresh render into a new folder, a re-render with nothing changed, and one after a one-cluster edit.
@@ -417,14 +417,15 @@ def write_path(clusters: int, reps: int, where: str | None) -> dict[str, Any]:
             fleet.write_text(text, encoding="utf-8")
             return _timed_process([*cli, "render", fleet.name, "--out", out, *extra], root)
 
-        run(original, "warm-up")  # .pyc files, the page cache
+        if warm_up:
+            run(original, "warm-up")  # .pyc files, the page cache
         for rep in range(reps):
             out = f"rendered-{rep}"
             samples["fresh"].append(run(original, out))
             samples["unchanged"].append(run(original, out))
             samples["check"].append(run(original, out, "--check"))
             samples["changed"].append(run(edited, out))
-        files = [p for p in (root / "warm-up").rglob("*") if p.is_file()]
+        files = [p for p in (root / "rendered-0").rglob("*") if p.is_file()]
         size = sum(p.stat().st_size for p in files)
     return {
         "figure": "write",
@@ -478,6 +479,7 @@ def main(argv: list[str] | None = None) -> None:
         command.add_argument("--reps", type=int, default=3)
         if name == "write":
             command.add_argument("--dir", help="the folder to write in (default: the system's temporary folder)")
+            command.add_argument("--no-warm-up", action="store_true", help="no untimed render first (smoke runs)")
         if name == "validate":
             command.add_argument("--kv-docs", type=int, default=20, help="ConfigMaps given to kubernetes-validate")
         if name == "profile":
@@ -493,7 +495,7 @@ def main(argv: list[str] | None = None) -> None:
     elif args.figure == "diff":
         result = diff(args.clusters, args.reps)
     elif args.figure == "write":
-        result = write_path(args.clusters, args.reps, args.dir)
+        result = write_path(args.clusters, args.reps, args.dir, warm_up=not args.no_warm_up)
     else:
         profile_render(args.clusters, args.out, args.top)
         return
