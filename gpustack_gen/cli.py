@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import shlex
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -17,13 +18,18 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from . import __version__
+from .errors import ExitCode
 
 if TYPE_CHECKING:
+    from .diff import Side
     from .errors import Problem
     from .model import Fleet
     from .versions import OperatorVersion
 
-EXIT_OK, EXIT_DIFFERS, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
+# The --format choices, kept in step with the report tables by a test (importing them here would load the
+# reports, and their templates, for every command).
+_DIFF_FORMATS = ("text", "markdown", "json", "github")
+_PLAN_FORMATS = ("text", "markdown", "json")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -47,10 +53,10 @@ def _handle_errors(command: F) -> F:
             _print_problems(exc.problems)
             errors = len(exc.errors)
             click.echo(f"{errors} error{'s' if errors != 1 else ''}; nothing was written.", err=True)
-            sys.exit(EXIT_INVALID)
+            sys.exit(ExitCode.INVALID)
         except OutputError as exc:
             click.echo(f"error: {exc}", err=True)
-            sys.exit(EXIT_INVALID)
+            sys.exit(ExitCode.INVALID)
         except InternalError as exc:
             if debug:
                 traceback.print_exc()
@@ -59,7 +65,7 @@ def _handle_errors(command: F) -> F:
                 "nothing was written. This is a bug: please report this, with the output of --debug.",
                 err=True,
             )
-            sys.exit(EXIT_INTERNAL)
+            sys.exit(ExitCode.INTERNAL)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit):
             raise
         except Exception as exc:
@@ -70,7 +76,7 @@ def _handle_errors(command: F) -> F:
                 "This is a bug: please report this, with the output of --debug.",
                 err=True,
             )
-            sys.exit(EXIT_INTERNAL)
+            sys.exit(ExitCode.INTERNAL)
 
     return wrapper  # type: ignore[return-value]
 
@@ -166,7 +172,7 @@ def render(fleet: str, out_dir: str, clusters: tuple[str, ...], check: bool, wra
             for path in paths:
                 click.echo(f"{label}: {Path(out_dir) / path}")
         click.echo(f"{out_dir} is not up to date: run gpustack-gen render {fleet} --out {out_dir}", err=True)
-        sys.exit(EXIT_DIFFERS)
+        sys.exit(ExitCode.DIFFERS)
     summary = bundle.write(
         out_dir,
         on_wait=lambda: click.echo(f"waiting for another gpustack-gen render into {out_dir} to finish...", err=True),
@@ -204,9 +210,9 @@ def schema(kind: str, operator_version: str | None) -> None:
                 f"--operator-version applies to gpu-operator-values and clusterpolicy-spec, not {kind}"
             )
         if kind == "fleet":
-            from .model.intent import fleet_json_schema
+            from .init import fleet_schema_text
 
-            click.echo(json.dumps(fleet_json_schema(), indent=2, sort_keys=False))
+            click.echo(fleet_schema_text(), nl=False)
             return
         from .validate.schema_files import load_schema
 
@@ -267,16 +273,47 @@ def gpus(gpu: str | None) -> None:
     click.echo(f"built-in configs: {', '.join(builtin_mig_config_names(found))}")
 
 
+def _change_sides(sides: tuple[str, ...], base_ref: str | None) -> tuple[Side, Side]:
+    """OLD and NEW of ``diff`` and ``plan``; bad sides exit 2 with one line."""
+    from .diff import DiffInputError, DiffUsageError, read_sides
+
+    try:
+        return read_sides(sides, base_ref, _load)
+    except DiffUsageError as exc:
+        raise click.UsageError(str(exc)) from None
+    except DiffInputError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(ExitCode.INVALID)
+
+
+def _plan_command(sides: tuple[str, ...], base_ref: str | None) -> str:
+    words = ["gpustack-gen", "plan", *(["--base", base_ref] if base_ref is not None else []), *sides]
+    return shlex.join(words)
+
+
+def _change_arguments(base_help: str, formats: tuple[str, ...], format_help: str) -> Callable[[F], F]:
+    """OLD [NEW], --base REF and --format, as ``diff`` and ``plan`` take them."""
+
+    def decorate(command: F) -> F:
+        command = click.option(
+            "--format",
+            "output_format",
+            type=click.Choice(formats),
+            default="text",
+            show_default=True,
+            help=format_help,
+        )(command)
+        command = click.option("--base", "base_ref", metavar="REF", help=base_help)(command)
+        return click.argument("sides", nargs=-1, required=True, metavar="OLD [NEW]")(command)
+
+    return decorate
+
+
 @main.command()
-@click.argument("sides", nargs=-1, required=True, metavar="OLD [NEW]")
-@click.option("--base", "base_ref", metavar="REF", help="Compare FLEET as committed at git REF with the working file.")
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "markdown", "json", "github"]),
-    default="text",
-    show_default=True,
-    help="text (coloured on a terminal), markdown (a PR comment), json (stable), github (annotations).",
+@_change_arguments(
+    "Compare FLEET as committed at git REF with the working file.",
+    _DIFF_FORMATS,
+    "text (coloured on a terminal), markdown (a PR comment), json (stable), github (annotations).",
 )
 @click.option("--exit-code", is_flag=True, help="Exit 1 when anything differs, 0 when nothing does.")
 @_handle_errors
@@ -284,6 +321,7 @@ def diff(sides: tuple[str, ...], base_ref: str | None, output_format: str, exit_
     """Show what changes from OLD to NEW: artifacts, capacity per pool, and what the rollout disrupts.
 
     OLD and NEW are fleet files or rendered folders (capacity and impact need fleet files).
+    `gpustack-gen plan` with the same arguments gives the steps in order.
 
     \b
     gpustack-gen diff old/fleet.yaml fleet.yaml
@@ -291,36 +329,71 @@ def diff(sides: tuple[str, ...], base_ref: str | None, output_format: str, exit_
     """
     import os
 
-    from .diff import DiffInputError, Side, diff_sides, fleet_at_ref, read_side
-    from .diff.report import render_github, render_json, render_markdown, render_text
+    from .diff import DiffInputError, diff_sides
+    from .diff.report import DIFF_REPORTS, ReportContext
 
+    old, new = _change_sides(sides, base_ref)
     try:
-        if base_ref is not None:
-            if len(sides) != 1:
-                raise click.UsageError("with --base REF, give one FLEET file")
-            if not Path(sides[0]).is_file():
-                raise DiffInputError(f"{sides[0]}: no such fleet file")
-            old = fleet_at_ref(base_ref, sides[0])
-            new = Side.of_fleet(_load(sides[0]), sides[0], sides[0])
-        else:
-            if len(sides) != 2:
-                raise click.UsageError("give OLD and NEW, or --base REF FLEET")
-            old = read_side(sides[0])  # its warnings are the past's; only NEW's are printed
-            new = read_side(sides[1], _load)
         result = diff_sides(old, new)
     except DiffInputError as exc:
         click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_INVALID)
-    if output_format == "json":
-        click.echo(render_json(result), nl=False)
-    elif output_format == "markdown":
-        click.echo(render_markdown(result), nl=False)
-    elif output_format == "github":
-        click.echo(render_github(result, new.path), nl=False)
-    else:
-        click.echo(render_text(result, color="NO_COLOR" not in os.environ), nl=False)
+        sys.exit(ExitCode.INVALID)
+    context = ReportContext(
+        color=output_format == "text" and "NO_COLOR" not in os.environ,
+        annotation_file=new.path,
+        plan_command=_plan_command(sides, base_ref),
+    )
+    click.echo(DIFF_REPORTS[output_format](result, context), nl=False)
     if exit_code and not result.empty:
-        sys.exit(EXIT_DIFFERS)
+        sys.exit(ExitCode.DIFFERS)
+
+
+@main.command()
+@_change_arguments(
+    "Plan from FLEET as committed at git REF to the working file.",
+    _PLAN_FORMATS,
+    "text (a runbook), markdown (a PR comment), json (stable, documented in the README).",
+)
+@click.option(
+    "--rendered",
+    default="rendered",
+    show_default=True,
+    help="The folder `gpustack-gen render NEW --out` wrote into, relative to where you run the commands.",
+)
+@click.option("--cluster", "clusters", multiple=True, help="Only this cluster (repeatable).")
+@_handle_errors
+def plan(
+    sides: tuple[str, ...], base_ref: str | None, rendered: str, clusters: tuple[str, ...], output_format: str
+) -> None:
+    """Print the ordered rollout of the change from OLD to NEW, per cluster: each step's command, check and reason.
+
+    Exit 0 with the plan; 1 when a cluster's change cannot be rolled out as written (the errors say what
+    to add); 2 on bad input.
+
+    \b
+    gpustack-gen plan old/fleet.yaml fleet.yaml
+    gpustack-gen plan --base origin/main fleet.yaml --rendered rendered --format markdown
+    """
+    import os
+
+    from .diff import DiffInputError
+    from .plan import plan_sides
+    from .plan.report import PLAN_REPORTS, ReportContext
+
+    old, new = _change_sides(sides, base_ref)
+    unknown = sorted(set(clusters) - {c.name for side in (old, new) if side.fleet for c in side.fleet.clusters})
+    if unknown:
+        raise click.BadParameter(f"no cluster named {', '.join(unknown)} in either fleet", param_hint="--cluster")
+    fleet_dir = Path(os.path.relpath(Path(new.path or ".").parent)).as_posix()
+    try:
+        result = plan_sides(old, new, rendered=rendered, fleet_dir=fleet_dir, clusters=clusters or None)
+    except DiffInputError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(ExitCode.INVALID)
+    render = shlex.join(["gpustack-gen", "render", new.path or sides[-1], "--out", rendered])
+    context = ReportContext(color=output_format == "text" and "NO_COLOR" not in os.environ, render_command=render)
+    click.echo(PLAN_REPORTS[output_format](result, context), nl=False)
+    sys.exit(result.exit_code)
 
 
 @main.command()
@@ -337,7 +410,8 @@ def diff(sides: tuple[str, ...], base_ref: str | None, output_format: str, exit_
 @click.option(
     "--schema",
     "schema_ref",
-    help="What the yaml-language-server modeline names (default: the schema file installed with gpustack-gen).",
+    help="What the yaml-language-server modeline names. Default: fleet.schema.json, written beside OUT (the "
+    "schema file installed with gpustack-gen when OUT is -).",
 )
 @click.option("--out", "out_path", default="fleet.yaml", show_default=True, help="File to write; - prints it.")
 @click.option("--force", is_flag=True, help="Overwrite OUT if it exists.")
@@ -350,18 +424,29 @@ def init(
     out_path: str,
     force: bool,
 ) -> None:
-    """Write a commented starter fleet file: each --cluster with one node pool per --gpu."""
+    """Write a commented starter fleet file: each --cluster with one node pool per --gpu.
+
+    Beside it, fleet.schema.json (unless --schema names another), which its first line points editors at:
+    commit both, and the schema resolves offline on every machine that checks the repository out.
+    """
     from .emit.single_file import write_new_file
-    from .init import InitError, init_fleet_text
+    from .init import FLEET_SCHEMA, InitError, fleet_schema_text, init_fleet_text
 
     name = "fleet.yaml" if out_path == "-" else Path(out_path).name
+    beside = schema_ref is None and out_path != "-"
     try:
-        text = init_fleet_text(clusters, gpus, operator_version, schema=schema_ref, out_name=name)
+        text = init_fleet_text(
+            clusters, gpus, operator_version, schema=FLEET_SCHEMA if beside else schema_ref, out_name=name
+        )
     except InitError as exc:
         raise click.BadParameter(str(exc), param_hint=exc.option) from None
     if out_path == "-":
         click.echo(text, nl=False)
         return
+    schema_file = Path(out_path).parent / FLEET_SCHEMA
+    if beside and not (schema_file.is_file() and schema_file.read_text(encoding="utf-8") == fleet_schema_text()):
+        write_new_file(schema_file, fleet_schema_text(), force=force)
+        click.echo(f"{schema_file}: written (the fleet file's JSON Schema; regenerate with gpustack-gen schema)")
     write_new_file(Path(out_path), text, force=force)
     click.echo(f"{out_path}: written; check it with gpustack-gen validate {out_path}")
 
@@ -502,5 +587,5 @@ def import_command(
         click.echo(f"would change: {line}", err=True)
     if report.differences:
         click.echo(f"round trip: {len(report.differences)} differences in what the fleet model owns", err=True)
-        sys.exit(EXIT_DIFFERS)
+        sys.exit(ExitCode.DIFFERS)
     click.echo("round trip: rendering the imported fleet changes nothing the fleet model owns", err=True)

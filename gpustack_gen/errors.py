@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import IntEnum, StrEnum
+
+
+class ExitCode(IntEnum):
+    """The exit codes of every command; results that decide one expose ``exit_code``."""
+
+    OK = 0
+    DIFFERS = 1  # differences or findings (render --check, diff --exit-code, plan with errors, lint errors)
+    INVALID = 2  # invalid input, usage or output error
+    INTERNAL = 3  # a bug
 
 
 class Severity(StrEnum):

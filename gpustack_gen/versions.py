@@ -43,6 +43,7 @@ class OperatorVersion:
     device_plugin: str
     mig_manager: str
     verified: bool  # True where the chart's values.yaml and CRD were checked key by key
+    driver: str | None = None  # the chart's default driver.version; None where gpustack-gen does not know it
 
     @property
     def key(self) -> VersionTuple:
@@ -93,16 +94,17 @@ class OperatorVersion:
 # versions come from the release notes (v25.10.1: device plugin v0.18.1, MIG Manager 0.13.1) and the
 # release bundle bumps (v26.3.3: device plugin v0.19.3, MIG Manager v0.14.2).
 OPERATOR_VERSIONS: tuple[OperatorVersion, ...] = (
-    OperatorVersion("v23.9.2", device_plugin="v0.14.5", mig_manager="v0.6.0", verified=True),
-    OperatorVersion("v24.3.0", device_plugin="v0.15.0", mig_manager="v0.7.0", verified=True),
-    OperatorVersion("v24.6.2", device_plugin="v0.16.2", mig_manager="v0.8.0", verified=True),
-    OperatorVersion("v24.9.2", device_plugin="v0.17.0", mig_manager="v0.10.0", verified=True),
-    OperatorVersion("v25.3.0", device_plugin="v0.17.1", mig_manager="v0.12.1", verified=True),
-    OperatorVersion("v25.3.3", device_plugin="v0.17.4", mig_manager="v0.12.3", verified=True),
-    OperatorVersion("v25.3.4", device_plugin="v0.17.4", mig_manager="v0.12.3", verified=False),
+    OperatorVersion("v23.9.2", device_plugin="v0.14.5", mig_manager="v0.6.0", verified=True, driver="550.54.14"),
+    OperatorVersion("v24.3.0", device_plugin="v0.15.0", mig_manager="v0.7.0", verified=True, driver="550.54.15"),
+    OperatorVersion("v24.6.2", device_plugin="v0.16.2", mig_manager="v0.8.0", verified=True, driver="550.90.07"),
+    OperatorVersion("v24.9.2", device_plugin="v0.17.0", mig_manager="v0.10.0", verified=True, driver="550.144.03"),
+    OperatorVersion("v25.3.0", device_plugin="v0.17.1", mig_manager="v0.12.1", verified=True, driver="570.124.06"),
+    OperatorVersion("v25.3.3", device_plugin="v0.17.4", mig_manager="v0.12.3", verified=True, driver="580.82.07"),
+    # v25.3.4: "580.82.07 (default)" in the release notes (NVIDIA/cloud-native-docs#317).
+    OperatorVersion("v25.3.4", device_plugin="v0.17.4", mig_manager="v0.12.3", verified=False, driver="580.82.07"),
     OperatorVersion("v25.10.1", device_plugin="v0.18.1", mig_manager="v0.13.1", verified=False),
     OperatorVersion("v26.3.3", device_plugin="v0.19.3", mig_manager="v0.14.2", verified=False),
-    OperatorVersion("v26.7.0", device_plugin="v0.20.0", mig_manager="v0.15.0", verified=True),
+    OperatorVersion("v26.7.0", device_plugin="v0.20.0", mig_manager="v0.15.0", verified=True, driver="595.91.07"),
 )
 
 NEWEST_OPERATOR: OperatorVersion = OPERATOR_VERSIONS[-1]

@@ -189,8 +189,8 @@ def fleets(draw: Draw) -> dict[str, Any]:
         assert resolved is not None
         capacities = {
             pool.name: {
-                resource: (per_node, pool.resources_total(resolved.mig_strategy)[resource])
-                for resource, per_node in pool.resources_per_node(resolved.mig_strategy).items()
+                resource: (per_node, resolved.resources_total(pool)[resource])
+                for resource, per_node in resolved.resources_per_node(pool).items()
             }
             for pool in resolved.pools
         }

@@ -18,29 +18,24 @@ def compile_cluster(cluster: Cluster, wrap: tuple[str, ...] = ()) -> list[Artifa
     ``wrap`` adds GitOps wrappers (argocd, flux, helmfile) to those the fleet file asks for.
     """
     # Imported here so that ``compile.artifact`` (the data types the emitter and diff need) stays light.
+    from .backends import backend_of
     from .capacity import capacity
-    from .configmaps import device_plugin_configmap, mig_parted_configmap
     from .gitops import KUBERNETES_KINDS, delivery_artifacts, wrap_targets, wrapped_kustomization
     from .kustomization import kustomization
     from .namespace import namespace_object
-    from .nodes import node_labels
     from .operator import clusterpolicy_patch, helm_values
-    from .plan import plan_cluster
     from .workloads import workload_fragment
 
-    plan = plan_cluster(cluster)
-    objects = [
-        a for a in (device_plugin_configmap(cluster, plan), mig_parted_configmap(cluster, plan)) if a is not None
-    ]
+    backend = backend_of(cluster)
     targets = wrap_targets(cluster, wrap)
-    objects.insert(0, namespace_object(cluster, targets))
-    wrappers = delivery_artifacts(cluster, plan, targets, objects)
+    objects = [namespace_object(cluster, targets), *backend.objects(cluster)]
+    wrappers = delivery_artifacts(cluster, targets, objects)
     listed = objects + [a for a in wrappers if a.kind in KUBERNETES_KINDS]
     artifacts = [
-        helm_values(cluster, plan),
-        clusterpolicy_patch(cluster, plan),
+        helm_values(cluster),
+        clusterpolicy_patch(cluster),
         *objects,
-        node_labels(cluster, plan),
+        *backend.files(cluster),
         capacity(cluster),
         wrapped_kustomization(kustomization(listed), targets),
         *wrappers,

@@ -11,9 +11,20 @@ from ..yamlio.writer import EmbeddedYaml as EmbeddedYaml
 DEVICE_PLUGIN_CONFIGMAP = "gpustack-device-plugin-config"
 MIG_PARTED_CONFIGMAP = "gpustack-mig-parted-config"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "gpustack-gen"}
-# Operator operands that read the ConfigMaps and must be restarted to see a change (they do not watch them).
+DEVICE_PLUGIN_LABEL = "nvidia.com/device-plugin.config"
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+MIG_CONFIG_STATE_LABEL = "nvidia.com/mig.config.state"
+# Operator operands that load the device-plugin ConfigMap only when they start (or on SIGHUP from their
+# config-manager, which acts on label changes only): a content change needs them restarted. GFD reads the
+# same config to label the node (nvidia.com/gpu.replicas, -SHARED) and the MPS daemon runs its MPS servers.
 DEVICE_PLUGIN_DAEMONSET = "daemonset/nvidia-device-plugin-daemonset"
+GFD_DAEMONSET = "daemonset/gpu-feature-discovery"
 MPS_DAEMONSET = "daemonset/nvidia-device-plugin-mps-control-daemon"
+
+
+def device_plugin_daemonsets(uses_mps: bool) -> tuple[str, ...]:
+    """The DaemonSets that load the device-plugin ConfigMap, for ``kubectl rollout restart``."""
+    return (DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET, *((MPS_DAEMONSET,) if uses_mps else ()))
 
 
 # The fixed file names of a cluster folder and their artifact kinds (workloads/<ns>.<name>.yaml aside);

@@ -27,8 +27,8 @@ def capacity(cluster: Cluster) -> Artifact:
                 "physicalGpus": pool.physical_gpus,
                 "sharing": sharing,
                 "isolation": ISOLATION[pool.sharing.strategy],
-                "perNode": pool.resources_per_node(cluster.mig_strategy),
-                "total": pool.resources_total(cluster.mig_strategy),
+                "perNode": cluster.resources_per_node(pool),
+                "total": cluster.resources_total(pool),
                 "requested": dict(sorted(asked.get(pool.name, {}).items())),
             }
         )

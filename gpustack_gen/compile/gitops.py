@@ -21,7 +21,6 @@ from typing import Any
 from ..model.fleet import WRAP_TARGETS, Cluster
 from .artifact import MANAGED_BY, Artifact
 from .operator import CHART, HELM_REPOSITORY, HELM_REPOSITORY_NAME, RELEASE_NAME, VALUES_FILE, operator_settings
-from .plan import ClusterPlan
 
 ARGOCD_FILE = "argocd-application.yaml"
 FLUX_FILE = "flux-helmrelease.yaml"
@@ -44,7 +43,7 @@ def wrap_targets(cluster: Cluster, extra: tuple[str, ...] | list[str] = ()) -> t
     return tuple(t for t in WRAPPERS if t in wanted)
 
 
-def ignored_clusterpolicy_fields(cluster: Cluster, plan: ClusterPlan) -> tuple[tuple[str, str], ...]:
+def ignored_clusterpolicy_fields(cluster: Cluster) -> tuple[tuple[str, str], ...]:
     """ClusterPolicy fields the API server fills in although the chart does not render them: (pointer, why).
 
     Without these, Argo CD reports the ClusterPolicy OutOfSync forever (gpu-operator#2795). Only fields
@@ -70,7 +69,11 @@ def ignored_clusterpolicy_fields(cluster: Cluster, plan: ClusterPlan) -> tuple[t
                 "until v26.3.0",
             )
         )
-    if release.at_least("v24.6.0") and not release.dynamic_mig_config and not plan.uses_mig_parted_config:
+    if (
+        release.at_least("v24.6.0")
+        and not release.dynamic_mig_config
+        and "migManager" not in operator_settings(cluster)
+    ):
         fields.append(
             (
                 "/spec/migManager/config/name",
@@ -94,7 +97,7 @@ def ignored_clusterpolicy_fields(cluster: Cluster, plan: ClusterPlan) -> tuple[t
     return tuple(fields)
 
 
-def argocd_application(cluster: Cluster, plan: ClusterPlan) -> Artifact:
+def argocd_application(cluster: Cluster) -> Artifact:
     release = cluster.operator.release
     settings = cluster.delivery.argocd
     destination: dict[str, Any] = {"name": settings.name} if settings.name is not None else {"server": settings.server}
@@ -109,12 +112,12 @@ def argocd_application(cluster: Cluster, plan: ClusterPlan) -> Artifact:
             "repoURL": HELM_REPOSITORY,
             "chart": CHART,
             "targetRevision": release.version,
-            "helm": {"releaseName": RELEASE_NAME, "valuesObject": operator_settings(cluster, plan)},
+            "helm": {"releaseName": RELEASE_NAME, "valuesObject": operator_settings(cluster)},
         },
         "destination": destination,
         "syncPolicy": sync_policy,
     }
-    ignored = ignored_clusterpolicy_fields(cluster, plan)
+    ignored = ignored_clusterpolicy_fields(cluster)
     if ignored:
         spec["ignoreDifferences"] = [
             {
@@ -152,7 +155,7 @@ def argocd_application(cluster: Cluster, plan: ClusterPlan) -> Artifact:
     return Artifact(ARGOCD_FILE, "argocd-application", (document,), tuple(notes))
 
 
-def flux_helmrelease(cluster: Cluster, plan: ClusterPlan) -> Artifact:
+def flux_helmrelease(cluster: Cluster) -> Artifact:
     release = cluster.operator.release
     settings = cluster.delivery.flux
     metadata = {"namespace": settings.namespace, "labels": dict(MANAGED_BY)}
@@ -202,7 +205,7 @@ def flux_helmrelease(cluster: Cluster, plan: ClusterPlan) -> Artifact:
         "remediation": {"retries": REMEDIATION_RETRIES},
     }
     release_spec["upgrade"] = {"crds": "CreateReplace", "remediation": {"retries": REMEDIATION_RETRIES}}
-    release_spec["values"] = operator_settings(cluster, plan)
+    release_spec["values"] = operator_settings(cluster)
     helm_release = {
         "apiVersion": "helm.toolkit.fluxcd.io/v2",
         "kind": "HelmRelease",
@@ -258,15 +261,13 @@ def helmfile(cluster: Cluster, objects: list[Artifact]) -> Artifact:
     )
 
 
-def delivery_artifacts(
-    cluster: Cluster, plan: ClusterPlan, targets: tuple[str, ...], objects: list[Artifact]
-) -> list[Artifact]:
+def delivery_artifacts(cluster: Cluster, targets: tuple[str, ...], objects: list[Artifact]) -> list[Artifact]:
     """The wrappers ``targets`` asks for (none when not wrapping)."""
     artifacts: list[Artifact] = []
     if "argocd" in targets:
-        artifacts.append(argocd_application(cluster, plan))
+        artifacts.append(argocd_application(cluster))
     if "flux" in targets:
-        artifacts.append(flux_helmrelease(cluster, plan))
+        artifacts.append(flux_helmrelease(cluster))
     if "helmfile" in targets:
         artifacts.append(helmfile(cluster, objects))
     return artifacts

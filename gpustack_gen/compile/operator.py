@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
-from ..catalog import ALL_DISABLED
 from ..model.fleet import Cluster
-from .artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP, Artifact
-from .plan import WHOLE_GPU_KEY, ClusterPlan
+from .artifact import Artifact
+from .backends import backend_of
 
-MPS_ROOT = "/run/nvidia/mps"
 CHART = "gpu-operator"
 HELM_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
 HELM_REPOSITORY_NAME = "nvidia"
@@ -17,18 +16,44 @@ RELEASE_NAME = "gpu-operator"
 VALUES_FILE = "gpu-operator-values.yaml"
 
 
-def helm_upgrade_command(cluster: Cluster, values_path: str = VALUES_FILE, *, create_namespace: bool = False) -> str:
-    """The ``helm upgrade --install`` that installs the pinned chart with the cluster's values file."""
+def helm_upgrade_command(
+    cluster: Cluster,
+    values_path: str = VALUES_FILE,
+    *,
+    create_namespace: bool = False,
+    user_values: tuple[str, ...] = (),
+    new_chart_version: bool = False,
+) -> str:
+    """The ``helm upgrade --install`` of the pinned chart with the cluster's values file.
+
+    The user's own values files come first and gpustack-gen's last, so ours win where both set a key and
+    theirs are kept (a bare ``--values`` would drop them). Never ``--reuse-values``: across chart versions it
+    keeps the old chart's defaults (old operand images, no new keys; helm ``pkg/action/upgrade.go``
+    ``reuseValues``). A new chart version adds ``--disable-openapi-validation``, which the chart's CRD
+    upgrade hook needs (``operator.upgradeCRD`` in its values.yaml).
+    """
     operator = cluster.operator
+    words = [
+        f"helm upgrade --install {RELEASE_NAME} {HELM_REPOSITORY_NAME}/{CHART} --namespace {operator.namespace}",
+        *(["--create-namespace"] if create_namespace else []),
+        f"--version {operator.release.version}",
+        *(["--disable-openapi-validation"] if new_chart_version else []),
+        *(f"--values {shlex.quote(path)}" for path in user_values),
+        f"--values {shlex.quote(values_path)}",
+    ]
+    return " ".join(words)
+
+
+def patch_command(patch_path: str = "clusterpolicy-patch.yaml") -> str:
+    """The merge patch of an installed ClusterPolicy (Operators not installed with Helm)."""
     return (
-        f"helm upgrade --install {RELEASE_NAME} {HELM_REPOSITORY_NAME}/{CHART} --namespace {operator.namespace} "
-        + ("--create-namespace " if create_namespace else "")
-        + f"--version {operator.release.version} --values {values_path}"
+        f"kubectl patch clusterpolicies.nvidia.com/cluster-policy --type merge --patch-file {shlex.quote(patch_path)}"
     )
 
 
-def operator_settings(cluster: Cluster, plan: ClusterPlan) -> dict[str, Any]:
-    """The settings gpustack-gen owns, keyed as in the chart values (and, nearly, the ClusterPolicy spec)."""
+def operator_settings(cluster: Cluster) -> dict[str, Any]:
+    """The settings gpustack-gen owns, keyed as in the chart values (and, nearly, the ClusterPolicy spec):
+    the driver, toolkit and CDI every backend needs, and what the cluster's backend sets on top."""
     operator = cluster.operator
     cdi: dict[str, Any] = {"enabled": operator.cdi_enabled}
     if operator.cdi_default is not None:
@@ -44,49 +69,50 @@ def operator_settings(cluster: Cluster, plan: ClusterPlan) -> dict[str, Any]:
         "toolkit": {"enabled": operator.toolkit_enabled},
         "mig": {"strategy": cluster.mig_strategy},
     }
-    if plan.uses_device_plugin_config:
-        settings["devicePlugin"] = {"config": {"name": DEVICE_PLUGIN_CONFIGMAP, "default": WHOLE_GPU_KEY}}
-    if plan.uses_mig_parted_config:
-        settings["migManager"] = {"config": {"name": MIG_PARTED_CONFIGMAP, "default": ALL_DISABLED}}
+    for key, value in backend_of(cluster).operator_values(cluster).items():
+        settings[key] = {**settings.get(key, {}), **value}
     return settings
 
 
-def helm_values(cluster: Cluster, plan: ClusterPlan) -> Artifact:
+def helm_values(cluster: Cluster) -> Artifact:
     operator = cluster.operator
     return Artifact(
         VALUES_FILE,
         "helm-values",
-        (operator_settings(cluster, plan),),
+        (operator_settings(cluster),),
         (
             f"Values for chart {HELM_REPOSITORY_NAME}/{CHART} {operator.release.version}. Create the namespace and the",
             "ConfigMaps first (kubectl apply -k .), then:",
             f"helm repo add {HELM_REPOSITORY_NAME} {HELM_REPOSITORY} && helm repo update",
             helm_upgrade_command(cluster),
+            "Keep values of your own for the release? Pass them first (--values yours.yaml --values "
+            f"{VALUES_FILE}), or list",
+            "them in the fleet's operator.valuesFiles; never --reuse-values. gpustack-gen plan orders upgrades.",
         ),
     )
 
 
-def clusterpolicy_patch(cluster: Cluster, plan: ClusterPlan) -> Artifact:
+def clusterpolicy_patch(cluster: Cluster) -> Artifact:
     """The settings as a JSON merge patch of the ClusterPolicy ``spec``.
 
-    A merge patch only changes what it names, so config references gpustack-gen owns but no longer uses
-    are written as ``null`` (deleted): otherwise turning sharing off would leave the ClusterPolicy
-    pointing at a ConfigMap nothing maintains any more.
+    A merge patch only changes what it names, so what the values leave to the chart is written out: the
+    driver version is the pinned one or the chart's default (an omitted field would keep whatever the
+    ClusterPolicy had), and the backend deletes with ``null`` what it no longer uses.
     """
-    spec = operator_settings(cluster, plan)
-    if not plan.uses_device_plugin_config:
-        spec["devicePlugin"] = {"config": {"name": None, "default": None}}
-    if not plan.uses_mig_parted_config:
-        spec["migManager"] = {"config": {"name": None}}
-    if plan.uses_mps:
-        # The chart never renders devicePlugin.mps.root; only the ClusterPolicy carries it.
-        spec["devicePlugin"]["mps"] = {"root": MPS_ROOT}
-    return Artifact(
-        "clusterpolicy-patch.yaml",
-        "clusterpolicy-patch",
-        ({"spec": spec},),
-        (
-            "Merge patch for a cluster where the GPU Operator is already installed:",
-            "kubectl patch clusterpolicies.nvidia.com/cluster-policy --type merge --patch-file clusterpolicy-patch.yaml",
-        ),
-    )
+    spec = operator_settings(cluster)
+    notes = [
+        "Merge patch for a cluster where the GPU Operator is already installed:",
+        patch_command(),
+    ]
+    operator = cluster.operator
+    if operator.driver_enabled and operator.driver_version is None:
+        if operator.release.driver is not None:
+            spec["driver"]["version"] = operator.release.driver
+        else:
+            notes.append(
+                f"driver.version: the default driver of chart {operator.release.version} is not in gpustack-gen's "
+                "table, so this patch leaves the ClusterPolicy's as it is; pin operator.driver.version to set it."
+            )
+    for key, value in backend_of(cluster).patch_only(cluster).items():
+        spec[key] = {**spec.get(key, {}), **value}
+    return Artifact("clusterpolicy-patch.yaml", "clusterpolicy-patch", ({"spec": spec},), tuple(notes))

@@ -11,8 +11,8 @@ from .artifact import Artifact
 def workload_values(cluster: Cluster, workload: Workload) -> dict[str, Any]:
     pool = cluster.pool(workload.pool)
     assert pool is not None  # checked when the fleet was loaded
-    resource, count = cluster.workload_resource(workload)
-    resources: dict[str, Any] = {"limits": {resource: str(count)}}
+    limits = {resource: str(count) for resource, count in cluster.workload_request(workload).items()}
+    resources: dict[str, Any] = {"limits": limits}
     requests = {
         name: value for name, value in (("cpu", workload.cpu), ("memory", workload.memory)) if value is not None
     }

@@ -17,17 +17,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .inputs import Side, fleet_at_ref, read_at_ref, read_rendered, read_side
+from ..change.capacity import CapacityChange
+from ..change.model import Finding, Level
+from .inputs import Side, fleet_at_ref, read_at_ref, read_rendered, read_side, read_sides
 from .result import (
-    CapacityChange,
     Change,
     ClusterDiff,
     DiffInputError,
     DiffResult,
+    DiffUsageError,
     DocumentDiff,
     FileDiff,
-    Finding,
-    Level,
     Status,
 )
 from .structural import SourceFile, diff_files
@@ -41,6 +41,7 @@ __all__ = [
     "ClusterDiff",
     "DiffInputError",
     "DiffResult",
+    "DiffUsageError",
     "DocumentDiff",
     "FileDiff",
     "Finding",
@@ -53,6 +54,7 @@ __all__ = [
     "read_at_ref",
     "read_rendered",
     "read_side",
+    "read_sides",
 ]
 
 
@@ -70,7 +72,7 @@ def diff_sides(old: Side, new: Side) -> DiffResult:
 
 
 def _diff_intents(old: Side, new: Side, old_fleet: Fleet, new_fleet: Fleet) -> DiffResult:
-    from .impact import cluster_impact
+    from ..change.analysis import analyse
 
     old_clusters = {c.name: c for c in old_fleet.clusters}
     new_clusters = {c.name: c for c in new_fleet.clusters}
@@ -85,12 +87,12 @@ def _diff_intents(old: Side, new: Side, old_fleet: Fleet, new_fleet: Fleet) -> D
     clusters = []
     for name in differing:
         before, after = old_clusters.get(name), new_clusters.get(name)
-        capacity, findings = cluster_impact(before, after)
+        analysis = analyse(before, after)
         status = Status.ADDED if before is None else Status.REMOVED if after is None else Status.CHANGED
         base = structural.get(name, ClusterDiff(name, status))
-        if not (base.files or capacity or findings):
+        if not (base.files or analysis.capacity or analysis.findings):
             continue
-        clusters.append(replace(base, status=status, capacity=capacity, findings=findings))
+        clusters.append(replace(base, status=status, capacity=analysis.capacity, findings=analysis.findings))
     return DiffResult(old.label, new.label, tuple(clusters), impact_available=True)
 
 
@@ -100,7 +102,7 @@ def _render(fleet: Fleet, names: list[str]) -> dict[str, SourceFile]:
     from ..rendering import render
 
     bundle = render(fleet, names)
-    return {f.path: SourceFile(f.path, f.kind, f.text, f.documents) for f in bundle.values()}
+    return {f.path: SourceFile(f.path, f.kind, f.text, f.documents) for f in bundle.files.values()}
 
 
 def _files(side: Side) -> dict[str, SourceFile]:

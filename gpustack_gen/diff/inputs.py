@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ..compile.artifact import kind_of_file
 from ..emit.bundle import generated_files
 from ..yamlio.limits import MAX_RENDERED_FILE_BYTES
-from .result import DiffInputError
+from .result import DiffInputError, DiffUsageError
 from .structural import SourceFile
 
 if TYPE_CHECKING:
@@ -38,6 +38,22 @@ class Side:
     @classmethod
     def of_fleet(cls, fleet: Fleet, label: str | None = None, path: str | None = None) -> Side:
         return cls(label or fleet.source, fleet=fleet, path=path)
+
+
+def read_sides(args: tuple[str, ...], base_ref: str | None, load: Callable[[str], Fleet]) -> tuple[Side, Side]:
+    """The two sides as ``diff`` and ``plan`` take them: OLD NEW, or --base REF FLEET.
+
+    Only NEW is read with ``load`` (which may print its warnings): OLD's warnings are the past's.
+    """
+    if base_ref is not None:
+        if len(args) != 1:
+            raise DiffUsageError("with --base REF, give one FLEET file")
+        if not Path(args[0]).is_file():
+            raise DiffInputError(f"{args[0]}: no such fleet file")
+        return fleet_at_ref(base_ref, args[0]), Side.of_fleet(load(args[0]), args[0], args[0])
+    if len(args) != 2:
+        raise DiffUsageError("give OLD and NEW, or --base REF FLEET")
+    return read_side(args[0]), read_side(args[1], load)
 
 
 def read_side(arg: str, load: Callable[[str], Fleet] | None = None) -> Side:

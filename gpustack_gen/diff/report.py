@@ -2,11 +2,12 @@
 
 Every function returns a string; none prints.
 
-JSON format (``render_json``; ``format`` is ``gpustack-gen-diff/v1``; keys never change within v1,
-new keys may be added)::
+JSON format (``render_json``; ``format`` is ``gpustack-gen-diff/v2``; keys never change within v2,
+new keys may be added; v2 replaced each finding's ``commands`` with the plan ``actions`` it takes, since
+the commands of a change are only safe in the order ``gpustack-gen plan`` gives them)::
 
     {
-      "format": "gpustack-gen-diff/v1",
+      "format": "gpustack-gen-diff/v2",
       "old": "origin/main:examples/fleet.yaml",       # how each side was named
       "new": "examples/fleet.yaml",
       "changed": true,                                 # false: nothing differs ("clusters" is [])
@@ -31,9 +32,7 @@ new keys may be added)::
                   "id": "ConfigMap gpu-operator/gpustack-device-plugin-config",  # or "document 1"
                   "status": "changed",                 # added|removed|changed
                   "changes": [                         # sorted by path
-                    {"path": "data.time-slicing-4", "kind": "renamed",
-                     "old": "time-slicing-4", "new": "time-slicing-5"},
-                    {"path": "data.time-slicing-4.sharing.timeSlicing.resources[0].replicas",
+                    {"path": "data.t4.sharing.timeSlicing.resources[0].replicas",
                      "kind": "changed", "old": 4, "new": 5}
                   ]                                    # kind: changed|added (old null)|removed (new null)|renamed
                 }
@@ -47,7 +46,9 @@ new keys may be added)::
           ],
           "findings": [                                # sorted: highest level first (null without impact)
             {"rule": "device-plugin-config", "level": "restart", "pool": null,
-             "message": "...", "items": ["t4"], "commands": ["kubectl rollout restart ..."]}
+             "message": "...", "items": ["t4"],
+             "hint": null,                             # errors: what to change in the fleet
+             "actions": ["apply-configmaps", "wait", "restart-device-plugin"]}  # plan step actions, in order
           ]
         }
       ]
@@ -55,19 +56,32 @@ new keys may be added)::
 
 Paths: map keys are joined with dots, keys holding other characters are quoted
 (``labels["nvidia.com/mig.config"]``), list items are ``[index]``, and pools are matched by name
-(``pools[name=t4]``). Values are plain JSON data. Rules and levels are listed in :mod:`.impact`.
+(``pools[name=t4]``). Values are plain JSON data. Rules are the modules of :mod:`gpustack_gen.change.rules`.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from ..change.model import Finding, Level
 from ..emit.annotations import workflow_command
-from .result import Change, ClusterDiff, DiffResult, FileDiff, Level, Status
+from .result import Change, ClusterDiff, DiffResult, FileDiff, Status
 
 NO_CHANGES = "no changes"
+
+
+@dataclass(frozen=True)
+class ReportContext:
+    """What a report needs besides the result: colour, the file annotations point at, the plan command."""
+
+    color: bool = False
+    annotation_file: str | None = None
+    plan_command: str | None = None  # the `gpustack-gen plan` that orders this change, as the user would run it
+
 
 _LEVEL_COLORS = {Level.NONE: "green", Level.RESTART: "yellow", Level.DISRUPTIVE: "red", Level.ERROR: "red"}
 _STATUS_MARKS = {Status.ADDED: ("+", "green"), Status.REMOVED: ("-", "red"), Status.CHANGED: ("~", "yellow")}
@@ -114,9 +128,11 @@ def summary_line(result: DiffResult) -> str:
 # --- text ---------------------------------------------------------------------------------------
 
 
-def render_text(result: DiffResult, color: bool = False) -> str:
-    """Human-readable report; ``color`` adds ANSI styles (click.echo strips them in pipes anyway)."""
+def render_text(result: DiffResult, context: ReportContext = ReportContext()) -> str:
+    """Human-readable report; ``context.color`` adds ANSI styles (click.echo strips them in pipes anyway)."""
     import click
+
+    color = context.color
 
     def style(text: str, **kwargs: Any) -> str:
         return click.style(text, **kwargs) if color else text
@@ -141,14 +157,25 @@ def render_text(result: DiffResult, color: bool = False) -> str:
             for finding in cluster.findings:
                 tag = style(f"[{finding.level.value}]", fg=_LEVEL_COLORS[finding.level], bold=finding.level.rank >= 2)
                 lines.append(f"    {tag} {finding.message}")
-                lines += [style(f"        $ {command}", dim=True) for command in finding.commands]
+                lines += [style(f"        {line}", dim=True) for line in _finding_details(finding)]
         if cluster.files:
             lines.append("  files:")
             for file in cluster.files:
                 lines += _text_file(file, style)
     lines.append("")
     lines.append(summary_line(result))
+    if context.plan_command and result.impact_available and any(c.findings for c in result.clusters):
+        lines.append(f"the steps in a safe order, with their commands: {context.plan_command}")
     return "\n".join(lines) + "\n"
+
+
+def _finding_details(finding: Finding) -> list[str]:
+    lines = []
+    if finding.hint:
+        lines.append(f"fix: {finding.hint}")
+    if finding.actions:
+        lines.append(f"plan: {', '.join(finding.actions)}")
+    return lines
 
 
 def _text_file(file: FileDiff, style: Any) -> list[str]:
@@ -186,7 +213,7 @@ def _impact_note() -> str:
 # --- JSON ---------------------------------------------------------------------------------------
 
 
-def render_json(result: DiffResult) -> str:
+def render_json(result: DiffResult, context: ReportContext = ReportContext()) -> str:
     """The stable JSON document described in this module's docstring (2-space indent, key order fixed)."""
     return json.dumps(result.as_dict(), indent=2, ensure_ascii=False) + "\n"
 
@@ -206,7 +233,7 @@ def _md(value: Any) -> Any:
     return Markup(_MARKDOWN_SPECIAL_RE.sub(lambda m: _MARKDOWN_SPECIAL[m.group(0)], str(value)))
 
 
-def render_markdown(result: DiffResult, template: str = "diff.md.j2") -> str:
+def render_markdown(result: DiffResult, context: ReportContext = ReportContext(), template: str = "diff.md.j2") -> str:
     """The pull-request comment: a summary table, then each cluster's details folded."""
     from .templates import environment
 
@@ -221,6 +248,7 @@ def render_markdown(result: DiffResult, template: str = "diff.md.j2") -> str:
         icons=_LEVEL_ICONS,
         summary=summary_line(result),
         no_changes=NO_CHANGES,
+        plan_command=context.plan_command,
     )
 
 
@@ -229,8 +257,9 @@ def render_markdown(result: DiffResult, template: str = "diff.md.j2") -> str:
 _ANNOTATION = {Level.ERROR: "error", Level.DISRUPTIVE: "warning", Level.RESTART: "warning", Level.NONE: "notice"}
 
 
-def render_github(result: DiffResult, file: str | None = None) -> str:
-    """GitHub Actions workflow commands: ``::error``/``::warning``/``::notice`` per finding, on ``file``."""
+def render_github(result: DiffResult, context: ReportContext = ReportContext()) -> str:
+    """GitHub Actions workflow commands: ``::error``/``::warning``/``::notice`` per finding, on the fleet file."""
+    file = context.annotation_file
 
     def annotation(kind: str, title: str, message: str) -> str:
         return workflow_command(kind, message, file=file, title=title)
@@ -240,11 +269,17 @@ def render_github(result: DiffResult, file: str | None = None) -> str:
     lines = []
     for cluster in result.clusters:
         for finding in cluster.findings:
-            message = finding.message
-            if finding.commands:
-                message += "\n" + "\n".join(finding.commands)
+            message = "\n".join([finding.message, *_finding_details(finding)])
             lines.append(annotation(_ANNOTATION[finding.level], f"{cluster.name}: {finding.rule}", message))
         if not result.impact_available:
             lines.append(annotation("notice", f"{cluster.name}: files", _cluster_headline(cluster, False)))
     lines.append(f"gpustack-gen diff: {summary_line(result)}")
     return "\n".join(lines) + "\n"
+
+
+DIFF_REPORTS: dict[str, Callable[[DiffResult, ReportContext], str]] = {
+    "text": render_text,
+    "markdown": render_markdown,
+    "json": render_json,
+    "github": render_github,
+}

@@ -1,6 +1,7 @@
 """What a diff finds: plain, immutable data that the reports format and ``as_dict`` serializes.
 
 Nothing here imports deepdiff, jinja2 or the models, so that building and reading results stays cheap.
+Findings and capacity come from :mod:`gpustack_gen.change`, the rules ``plan`` orders into steps.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from ..change.capacity import CapacityChange
+from ..change.model import Finding, Level
 from ..errors import GpustackError
 
 
@@ -16,20 +19,8 @@ class DiffInputError(GpustackError):
     """A side of the diff cannot be read: a missing path, a git ref or file that is not there, bad YAML."""
 
 
-class Level(StrEnum):
-    """How a change lands on a running cluster, from harmless to blocking."""
-
-    NONE = "none"  # apply it; nothing restarts
-    RESTART = "restart"  # a DaemonSet or the container runtime restarts; running GPU pods keep running
-    DISRUPTIVE = "disruptive"  # GPU pods are stopped or cannot schedule: drain or redeploy first
-    ERROR = "error"  # the new intent cannot work as written
-
-    @property
-    def rank(self) -> int:
-        return _RANKS[self]
-
-
-_RANKS = {Level.NONE: 0, Level.RESTART: 1, Level.DISRUPTIVE: 2, Level.ERROR: 3}
+class DiffUsageError(GpustackError):
+    """The sides were given the wrong way: not OLD NEW, or --base REF with more than one FLEET."""
 
 
 class Status(StrEnum):
@@ -91,61 +82,6 @@ class FileDiff:
 
 
 @dataclass(frozen=True)
-class CapacityChange:
-    """What a pool advertises of one resource (all its nodes), and what its workloads ask."""
-
-    pool: str
-    resource: str
-    old: int
-    new: int
-    requested_old: int
-    requested_new: int
-
-    def line(self) -> str:
-        text = f"{self.pool}: {self.resource} {self.old} -> {self.new}"
-        if self.requested_old or self.requested_new:
-            asked = (
-                str(self.requested_new)
-                if self.requested_old == self.requested_new
-                else f"{self.requested_old} -> {self.requested_new}"
-            )
-            text += f" (workloads ask {asked})"
-        return text
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "pool": self.pool,
-            "resource": self.resource,
-            "old": self.old,
-            "new": self.new,
-            "requestedOld": self.requested_old,
-            "requestedNew": self.requested_new,
-        }
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One operational consequence of the change, with the commands that carry it out."""
-
-    rule: str  # stable identifier, e.g. "device-plugin-config", "mig-layout", "rename"
-    level: Level
-    message: str
-    pool: str | None = None
-    items: tuple[str, ...] = ()  # what it concerns, by name: workloads, node groups
-    commands: tuple[str, ...] = ()
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "rule": self.rule,
-            "level": self.level.value,
-            "pool": self.pool,
-            "message": self.message,
-            "items": list(self.items),
-            "commands": list(self.commands),
-        }
-
-
-@dataclass(frozen=True)
 class ClusterDiff:
     name: str
     status: Status
@@ -181,7 +117,7 @@ class ClusterDiff:
         return result
 
 
-JSON_FORMAT = "gpustack-gen-diff/v1"
+JSON_FORMAT = "gpustack-gen-diff/v2"
 IMPACT_NEEDS_FLEETS = "capacity and impact need fleet files on both sides (a rendered folder holds no intent)"
 
 

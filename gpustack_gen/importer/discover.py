@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..catalog import PRODUCT_LABEL, GpuModel, base_product, get_gpu
-from ..compile.nodes import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
+from ..compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
 from ..model.names import explain_dns_label, suggest_dns_label
 from ..versions import leading_version
 from .inputs import NodeInput

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from ..catalog import GpuModel, builtin_mig_config, builtin_mig_config_names
-from ..compile.nodes import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
-from ..compile.operator import MPS_ROOT
+from ..compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
+from ..compile.gpu_operator import MPS_ROOT
 from ..errors import FleetError, Problem
+from ..model.backends.gpu_operator import RESOURCE_GPU
 from ..validate.operator_keys import VALUES_KEYS
 from ..versions import (
     OPERATOR_VERSIONS,
@@ -36,7 +37,6 @@ from .discover import NodeGroup
 from .inputs import ConfigMapInput, Inputs, Where
 from .notes import OPERATOR, Todo, one_line, pool_place
 
-RESOURCE_GPU = "nvidia.com/gpu"
 DEFAULT_MIG_CONFIGMAP = "default-mig-parted-config"
 MIG_CONFIG_KEY = "config.yaml"
 MIG_STRATEGY_LABEL = "nvidia.com/mig.strategy"

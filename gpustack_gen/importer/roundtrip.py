@@ -25,15 +25,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import PRODUCT_LABEL, GpuModel, builtin_mig_config, get_gpu
-from ..compile.artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP
-from ..compile.nodes import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
+from ..compile.artifact import DEVICE_PLUGIN_CONFIGMAP, DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, MIG_PARTED_CONFIGMAP
 from ..errors import FleetError
+from ..model.backends.gpu_operator import RESOURCE_GPU
 from ..versions import OperatorVersion
 from .inputs import NodeInput
 from .recover import (
     MIG_CONFIG_KEY,
     OWNED_KEYS,
-    RESOURCE_GPU,
     OperatorState,
     _normal,
     lookup,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..catalog import (
     PRODUCT_LABEL,
     builtin_mig_config,
@@ -12,7 +14,7 @@ from ..catalog import (
 from ..catalog.profile_grammar import unreadable_profile
 from ..errors import Severity
 from ..yamlio.source import PathKey, format_path
-from .fleet import Cluster, Pool, Workload
+from .fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool, Workload
 from .resolve import ClusterOrigin, PoolOrigin, Report
 
 MAX_TIME_SLICING_REPLICAS = 128  # each replica is a device the kubelet tracks; more is a typo, not a plan
@@ -42,6 +44,31 @@ def check_cluster(cluster: Cluster, origin: ClusterOrigin, report: Report) -> No
         if report.error_count() > before or (pool.sharing.strategy == "mig" and not pool.mig_devices()):
             broken.add(pool.name)
     _check_workloads(cluster, origin, report, broken)
+    _check_retired(cluster, origin, report)
+    cluster.semantics.check(cluster, origin, report)
+
+
+def _check_retired(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+    """Retired device-plugin keys must not shadow live ones; retired MIG configs must be valid for their GPU."""
+    live = {DEFAULT_DEVICE_PLUGIN_KEY, *(pool.name for pool in cluster.pools)}
+    base = (*origin.path, "retired")
+    for key, _ in cluster.retired.device_plugin_configs:
+        if key in live:
+            what = "the default config of unlabelled nodes" if key == DEFAULT_DEVICE_PLUGIN_KEY else f"pool {key!r}'s"
+            report.error(
+                (*base, "devicePluginConfigs", key),
+                f"{key!r} is a live device-plugin key ({what} config), so it cannot be retired",
+                "remove this entry: the ConfigMap already holds the key",
+                key=True,
+            )
+    # A retired config is what nodes carried under the old intent, maybe under another mig.strategy: only
+    # that it exists for its GPU and can be placed matters, not whether the cluster's strategy could serve it.
+    as_before = dataclasses.replace(cluster, mig_strategy="mixed")
+    for index, entry in enumerate(cluster.retired.mig_configs):
+        path = (*base, "migConfigs", index)
+        pool = Pool(f"retired-{index}", entry.gpu, 0, 1, (), (), entry.sharing)
+        pool_origin = PoolOrigin(path, {"layout": (*path, "layout"), "config": (*path, "config")}, path)
+        _check_pool_sharing(as_before, pool, pool_origin, report)
 
 
 def _check_unique_pools(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
@@ -50,6 +77,13 @@ def _check_unique_pools(cluster: Cluster, origin: ClusterOrigin, report: Report)
     for pool, path in zip(cluster.pools, origin.pool_paths, strict=True):
         index = path[-1]
         assert isinstance(index, int)
+        if pool.name == DEFAULT_DEVICE_PLUGIN_KEY:
+            report.error(
+                (*path, "name"),
+                f"pool name {DEFAULT_DEVICE_PLUGIN_KEY!r} is reserved: it names the device-plugin config of GPU nodes "
+                "without the nvidia.com/device-plugin.config label (as in NVIDIA's time-slicing documentation)",
+                "choose another name, such as gpu or default-pool",
+            )
         if pool.name in seen:
             report.error(
                 (*path, "name"),
@@ -143,6 +177,13 @@ def _pool_name(cluster: Cluster, pool: Pool) -> str:
 
 
 def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report: Report) -> None:
+    if pool.sharing.strategy not in cluster.semantics.STRATEGIES:
+        report.error(
+            origin.sharing.get("strategy", origin.sharing_path),
+            f"strategy {pool.sharing.strategy} does not exist on backend {cluster.backend} (cluster {cluster.name!r})",
+            f"backend {cluster.backend} offers {', '.join(sorted(cluster.semantics.STRATEGIES))}",
+        )
+        return
     sharing = pool.sharing
     gpu = pool.gpu
     strategy_path = origin.sharing.get("strategy", origin.sharing_path)
@@ -321,19 +362,20 @@ def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report, br
                 "shares, gets replicas that may all be slices of one GPU, with no more compute than one",
                 "ask for gpus: 1, or set the pool's failRequestsGreaterThanOne: true to have such pods refused",
             )
-        resource, count = cluster.workload_resource(workload)
-        per_node = pool.resources_per_node(cluster.mig_strategy).get(resource, 0)
-        if count > per_node:
-            report.error(
-                (*path, "gpus"),
-                f"one pod asks for {count} {resource}, but a node of pool {pool.name!r} advertises {per_node}",
-                "pods cannot span nodes; ask for fewer per pod",
-            )
+        per_node = cluster.resources_per_node(pool)
+        for resource, count in cluster.workload_request(workload).items():
+            if count > per_node.get(resource, 0):
+                report.error(
+                    (*path, "gpus"),
+                    f"one pod asks for {count} {resource}, but a node of pool {pool.name!r} advertises "
+                    f"{per_node.get(resource, 0)}",
+                    "pods cannot span nodes; ask for fewer per pod",
+                )
         placed.append(workload)
     for pool_name, requested in cluster.requested_by_pool(placed).items():
         pool = cluster.pool(pool_name)
         assert pool is not None
-        totals = pool.resources_total(cluster.mig_strategy)
+        totals = cluster.resources_total(pool)
         for resource, wanted in requested.items():
             total = totals.get(resource, 0)
             if wanted > total:
@@ -355,8 +397,8 @@ def _report_capacity(
     wanted = 0
     overflowing: Workload | None = None
     for workload in placed:
-        asked, count = cluster.workload_resource(workload)
-        if workload.pool != pool.name or asked != resource:
+        count = cluster.workload_request(workload).get(resource, 0)
+        if workload.pool != pool.name or not count:
             continue
         who.append(f"{workload.name} {count * workload.replicas}")
         wanted += count * workload.replicas

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..catalog import GpuModel, builtin_mig_config
 from ..errors import Problem
 from ..versions import OperatorVersion, parse_version
 
-RESOURCE_GPU = "nvidia.com/gpu"
-RESOURCE_GPU_SHARED = "nvidia.com/gpu.shared"
+if TYPE_CHECKING:
+    from .backends import BackendSemantics
+
 # The first device plugin that honours an explicit MPS failRequestsGreaterThanOne (older ones force it to true).
 MPS_FAIL_REQUESTS_CONFIGURABLE_FROM = (0, 20, 0)
 
@@ -65,6 +67,19 @@ class Sharing:
     def is_shared(self) -> bool:
         return self.strategy in ("time-slicing", "mps")
 
+    def describe(self) -> str:
+        """``time-slicing, 4 per GPU``: how a reader names the policy in messages and file notes."""
+        if self.strategy == "none":
+            return "whole GPUs"
+        if self.strategy == "mig":
+            if self.mig_config:
+                return f"MIG {self.mig_config}"
+            return "MIG " + ", ".join(name if count == 1 else f"{name} x{count}" for name, count in self.mig_layout)
+        text = f"{'MPS' if self.strategy == 'mps' else self.strategy}, {self.replicas} per GPU"
+        if self.rename_by_default:
+            text += " as nvidia.com/gpu.shared"
+        return text
+
 
 @dataclass(frozen=True, slots=True)
 class Taint:
@@ -96,35 +111,15 @@ class Pool:
         entry = builtin_mig_config(self.gpu, self.sharing.mig_config or "")
         return entry.mig_devices if entry is not None else ()
 
-    def resources_per_gpu(self, mig_strategy: str) -> dict[str, int]:
-        """Extended resources one physical GPU of the pool advertises to the kubelet."""
-        sharing = self.sharing
-        if sharing.strategy == "mig":
-            devices = self.mig_devices()
-            if mig_strategy == "single":
-                return {RESOURCE_GPU: sum(count for _, count in devices)}
-            result: dict[str, int] = {}
-            for profile_name, count in devices:
-                resource = self.mig_resource(profile_name)
-                result[resource] = result.get(resource, 0) + count
-            return result
-        if sharing.is_shared:
-            name = RESOURCE_GPU_SHARED if sharing.rename_by_default else RESOURCE_GPU
-            return {name: sharing.replicas}
-        return {RESOURCE_GPU: 1}
 
-    def mig_resource(self, profile_name: str) -> str:
-        """The mixed-strategy resource of one of the pool's MIG profiles (``nvidia.com/mig-3g.20gb``)."""
-        profile = self.gpu.profile(profile_name)
-        # The checks refuse a profile the GPU model lacks, so a loaded fleet never gets here with one.
-        assert profile is not None, f"{self.gpu.name} has no MIG profile {profile_name!r}"
-        return profile.resource_name
+@dataclass(frozen=True, slots=True)
+class HelmRelease:
+    """The Helm release that deploys a workload; paths are relative to the fleet file."""
 
-    def resources_per_node(self, mig_strategy: str) -> dict[str, int]:
-        return {k: v * self.gpus_per_node for k, v in self.resources_per_gpu(mig_strategy).items()}
-
-    def resources_total(self, mig_strategy: str) -> dict[str, int]:
-        return {k: v * self.nodes for k, v in self.resources_per_node(mig_strategy).items()}
+    release: str
+    chart: str
+    version: str | None = None
+    values_files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +132,7 @@ class Workload:
     mig_profile: str | None
     cpu: str | None
     memory: str | None
+    helm: HelmRelease | None = None
 
     @property
     def file_stem(self) -> str:
@@ -153,6 +149,8 @@ class OperatorConfig:
     driver_enabled: bool
     driver_version: str | None
     toolkit_enabled: bool
+    install: str = "helm"  # helm | external (installed by something else: only its ClusterPolicy is patched)
+    values_files: tuple[str, ...] = ()  # the user's own values for the release, relative to the fleet file
 
     @property
     def mps_fail_requests_configurable(self) -> bool:
@@ -192,6 +190,32 @@ class Delivery:
 
 
 @dataclass(frozen=True, slots=True)
+class RetiredMigConfig:
+    """A MIG config the mig-parted ConfigMap keeps for nodes still labelled with it."""
+
+    gpu: GpuModel
+    sharing: Sharing  # strategy mig, with a layout or a built-in config
+
+
+@dataclass(frozen=True, slots=True)
+class Retired:
+    """Configs kept after the fleet stopped using them, until no node carries their label (see ``plan``)."""
+
+    device_plugin_configs: tuple[tuple[str, Sharing], ...] = ()  # ConfigMap key -> the policy it held
+    mig_configs: tuple[RetiredMigConfig, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.device_plugin_configs or self.mig_configs)
+
+
+# The device-plugin ConfigMap key of GPU nodes without the nvidia.com/device-plugin.config label
+# (devicePlugin.config.default); NVIDIA's time-slicing documentation names it "any". Pools are keyed by name.
+DEFAULT_DEVICE_PLUGIN_KEY = "any"
+DEFAULT_SHARING_AUTO = "auto"
+DEFAULT_SHARING_NONE = "none"
+
+
+@dataclass(frozen=True, slots=True)
 class Cluster:
     name: str
     kubernetes: str
@@ -201,28 +225,44 @@ class Cluster:
     pools: tuple[Pool, ...]
     workloads: tuple[Workload, ...]
     delivery: Delivery = Delivery()
+    default_sharing: str = DEFAULT_SHARING_AUTO  # auto | none | a pool name: what nodes without the label get
+    retired: Retired = Retired()
+    backend: str = "gpu-operator"  # what advertises the GPUs (model/backends): gpu-operator | hami | dra
 
     def pool(self, name: str) -> Pool | None:
         return next((p for p in self.pools if p.name == name), None)
 
-    def workload_resource(self, workload: Workload) -> tuple[str, int]:
-        """The extended resource and count one pod of ``workload`` asks for."""
-        pool = self.pool(workload.pool)
-        assert pool is not None  # checked when the fleet was loaded
-        if pool.sharing.strategy == "mig" and self.mig_strategy == "mixed":
-            return pool.mig_resource(workload.mig_profile or pool.mig_devices()[0][0]), workload.gpus
-        return next(iter(pool.resources_per_gpu(self.mig_strategy))), workload.gpus
+    @property
+    def semantics(self) -> BackendSemantics:
+        """What pools offer and workloads ask on the cluster's backend."""
+        from .backends import semantics
+
+        return semantics(self.backend)
+
+    def resources_per_gpu(self, pool: Pool) -> dict[str, int]:
+        """Extended resources one physical GPU of ``pool`` advertises to the kubelet."""
+        return self.semantics.resources_per_gpu(self, pool)
+
+    def resources_per_node(self, pool: Pool) -> dict[str, int]:
+        return {k: v * pool.gpus_per_node for k, v in self.resources_per_gpu(pool).items()}
+
+    def resources_total(self, pool: Pool) -> dict[str, int]:
+        return {k: v * pool.nodes for k, v in self.resources_per_node(pool).items()}
+
+    def workload_request(self, workload: Workload) -> dict[str, int]:
+        """The extended resources one pod of ``workload`` asks for."""
+        return self.semantics.workload_request(self, workload)
 
     def requested_by_pool(self, workloads: Iterable[Workload] | None = None) -> dict[str, dict[str, int]]:
-        """Pool name -> resource -> what ``workloads`` (default: all of the cluster's) ask for: gpus x replicas.
+        """Pool name -> resource -> what ``workloads`` (default: all of the cluster's) ask for, x replicas.
 
         Pools and resources appear in the order the workloads name them; pools nobody asks for are absent.
         """
         asked: dict[str, dict[str, int]] = {}
         for workload in self.workloads if workloads is None else workloads:
-            resource, count = self.workload_resource(workload)
             pool = asked.setdefault(workload.pool, {})
-            pool[resource] = pool.get(resource, 0) + count * workload.replicas
+            for resource, count in self.workload_request(workload).items():
+                pool[resource] = pool.get(resource, 0) + count * workload.replicas
         return asked
 
 

@@ -195,6 +195,14 @@ class OperatorSettings(_Model):
     cdi: CdiSettings | None = Field(default=None, description="Container Device Interface settings.")
     driver: DriverSettings | None = Field(default=None, description="The driver DaemonSet.")
     toolkit: ComponentSettings | None = Field(default=None, description="The NVIDIA Container Toolkit DaemonSet.")
+    install: Literal["helm", "external"] | None = Field(
+        default=None,
+        description="How the Operator is installed: helm (default; `plan` prints helm upgrade) or external (installed by something else, such as OLM or a platform add-on; `plan` patches its ClusterPolicy).",
+    )
+    values_files: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        default=None,
+        description="Your own values files for the gpu-operator release, relative to the fleet file; printed helm commands pass them before gpustack-gen's values (never --reuse-values).",
+    )
 
 
 class SharingPolicy(_Model):
@@ -270,6 +278,23 @@ class NodePool(_Model):
     )
 
 
+class WorkloadRelease(_Model):
+    """The Helm release that deploys a workload, so that `plan` can print the command that redeploys it."""
+
+    release: Annotated[str, Field(max_length=53, pattern=DNS1123_LABEL)] = Field(description="Helm release name.")
+    chart: str = Field(
+        min_length=1,
+        description="Chart reference as helm takes it: repo/name, oci://..., or a local chart starting with ./ or ../ (relative to the fleet file).",
+    )
+    version: str | None = Field(
+        default=None, min_length=1, description="Chart version (--version); default: whatever helm picks."
+    )
+    values_files: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        default=None,
+        description="The release's own values files, relative to the fleet file; passed before the workload's fragment.",
+    )
+
+
 class Workload(_Model):
     """A service that runs on one pool; gpustack-gen writes its resources and scheduling fragment."""
 
@@ -286,6 +311,10 @@ class Workload(_Model):
     )
     cpu: Quantity | None = Field(default=None, description="CPU request as a Kubernetes quantity, e.g. 300m or 2.")
     memory: Quantity | None = Field(default=None, description="Memory request as a Kubernetes quantity, e.g. 3Gi.")
+    helm: WorkloadRelease | None = Field(
+        default=None,
+        description="The Helm release that deploys the workload (optional; makes plan's redeploy commands runnable).",
+    )
 
 
 WrapTarget = Literal["argocd", "flux", "helmfile"]
@@ -391,6 +420,37 @@ class DeliverySettings(_Model):
     flux: FluxSettings | None = Field(default=None, description="Flux HelmRelease settings.")
 
 
+class RetiredMigConfig(_Model):
+    """A MIG config nodes may still be labelled with while a rollout moves them to another one."""
+
+    gpu: str = Field(
+        min_length=1, description="GPU model the config was for: a catalog id or an nvidia.com/gpu.product label value."
+    )
+    layout: dict[str, Annotated[int, Field(ge=1)]] | None = Field(
+        default=None, min_length=1, description="The old MIG layout: profile -> instances per GPU."
+    )
+    config: str | None = Field(default=None, min_length=1, description="The old built-in mig-parted config name.")
+
+
+class RetiredConfigs(_Model):
+    """Configs the ConfigMaps keep after the fleet stopped using them, until no node carries their label.
+
+    `gpustack-gen plan` says which entries a change needs here; remove them in a later change, once the
+    rollout is done (the plan of that change checks that no node still carries them).
+    """
+
+    device_plugin_configs: (
+        dict[Annotated[str, Field(pattern=r"^[-._a-zA-Z0-9]+$", max_length=253)], SharingPolicy] | None
+    ) = Field(
+        default=None,
+        description="Device-plugin ConfigMap key -> the sharing policy it held (strategy none, time-slicing or mps).",
+    )
+    mig_configs: list[RetiredMigConfig] | None = Field(
+        default=None,
+        description="MIG configs (GPU model and layout or built-in config) the mig-parted ConfigMap keeps.",
+    )
+
+
 class ClusterSettings(_Model):
     """Settings a cluster can take from the fleet defaults."""
 
@@ -409,6 +469,15 @@ class ClusterSettings(_Model):
         default=None,
         description="GitOps delivery: Argo CD, Flux and helmfile wrappers around the chart and its values.",
     )
+    backend: Literal["gpu-operator"] | None = Field(
+        default=None,
+        description="What advertises the GPUs to Kubernetes: gpu-operator (default: the GPU Operator's device plugin).",
+    )
+    default_sharing: str | None = Field(
+        default=None,
+        min_length=1,
+        description="What GPU nodes without the nvidia.com/device-plugin.config label get: auto (default: the config every pool shares, when they all use one; else whole GPUs), none (whole GPUs), or the name of a pool whose config they take.",
+    )
 
 
 class Cluster(ClusterSettings):
@@ -419,6 +488,10 @@ class Cluster(ClusterSettings):
     workloads: list[Workload] = Field(
         default_factory=list,
         description="Services that run on the pools; each gets a values fragment with its GPU resources.",
+    )
+    retired: RetiredConfigs | None = Field(
+        default=None,
+        description="Configs kept in the ConfigMaps while nodes may still carry their labels during a rollout (see gpustack-gen plan).",
     )
 
 

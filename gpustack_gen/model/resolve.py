@@ -22,15 +22,21 @@ from ..versions import (
 )
 from ..yamlio.source import PathKey, SourceDocument
 from . import intent
+from .backends import DEFAULT_BACKEND
 from .fleet import (
+    DEFAULT_SHARING_AUTO,
+    DEFAULT_SHARING_NONE,
     MPS_FAIL_REQUESTS_CONFIGURABLE_FROM,
     WRAP_TARGETS,
     ArgoCdDelivery,
     Cluster,
     Delivery,
     FluxDelivery,
+    HelmRelease,
     OperatorConfig,
     Pool,
+    Retired,
+    RetiredMigConfig,
     Sharing,
     Taint,
     Workload,
@@ -175,6 +181,9 @@ def resolve_cluster(
             mig_profile=w.mig_profile,
             cpu=None if w.cpu is None else str(w.cpu),
             memory=None if w.memory is None else str(w.memory),
+            helm=None
+            if w.helm is None
+            else HelmRelease(w.helm.release, w.helm.chart, w.helm.version, tuple(w.helm.values_files or ())),
         )
         for w in spec.workloads
     )
@@ -182,6 +191,20 @@ def resolve_cluster(
     for workload_index, w in enumerate(spec.workloads):
         workload_paths.setdefault((w.namespace, w.name), (*here, "workloads", workload_index))
 
+    default_sharing, default_sharing_path = setting("default_sharing")
+    if default_sharing is not None and default_sharing not in (DEFAULT_SHARING_AUTO, DEFAULT_SHARING_NONE):
+        assert default_sharing_path is not None
+        names = [p.name for p in spec.node_pools]
+        if default_sharing not in names:
+            import difflib
+
+            close = difflib.get_close_matches(default_sharing, names, n=1, cutoff=0.6)
+            report.error(
+                default_sharing_path,
+                f"defaultSharing {default_sharing!r} is neither auto, none nor a pool of cluster {spec.name!r}",
+                f"did you mean {close[0]!r}?" if close else f"auto, none, or one of {', '.join(names)}",
+            )
+            default_sharing = None
     cluster = Cluster(
         name=spec.name,
         kubernetes=str(kubernetes or ""),
@@ -191,6 +214,9 @@ def resolve_cluster(
         pools=tuple(pools),
         workloads=workloads,
         delivery=delivery,
+        default_sharing=default_sharing or DEFAULT_SHARING_AUTO,
+        backend=setting("backend")[0] or DEFAULT_BACKEND,
+        retired=_resolve_retired(spec, here, operator, report),
     )
     return cluster, ClusterOrigin(here, pool_origins, workload_paths, origins, frozenset(unresolved), tuple(pool_paths))
 
@@ -340,6 +366,8 @@ def _resolve_operator(report: Report, setting: Any) -> OperatorConfig | None:
             "nvidia-container-toolkit' and 'could not load NVML library' failures after Kubernetes upgrades",
             "set operator.cdi.enabled: true",
         )
+    install, _ = setting("operator", "install")
+    values_files, _ = setting("operator", "values_files")
     return OperatorConfig(
         release=release,
         namespace=namespace or DEFAULT_NAMESPACE,
@@ -349,6 +377,8 @@ def _resolve_operator(report: Report, setting: Any) -> OperatorConfig | None:
         driver_enabled=True if driver_enabled is None else bool(driver_enabled),
         driver_version=driver_version,
         toolkit_enabled=True if toolkit_enabled is None else bool(toolkit_enabled),
+        install=install or "helm",
+        values_files=tuple(values_files or ()),
     )
 
 
@@ -505,3 +535,65 @@ def _check_sharing_fields(
             "mig needs a layout (profile -> count per GPU) or a built-in config name",
             'e.g. layout: {"3g.20gb": 1, "2g.10gb": 2} or config: all-balanced',
         )
+
+
+def _resolve_retired(spec: intent.Cluster, here: PathKey, operator: OperatorConfig, report: Report) -> Retired:
+    """The cluster's ``retired`` entries as resolved policies (checked further in ``checks``)."""
+    if spec.retired is None:
+        return Retired()
+    base: PathKey = (*here, "retired")
+    device_plugin: list[tuple[str, Sharing]] = []
+    for key, policy in (spec.retired.device_plugin_configs or {}).items():
+        path: PathKey = (*base, "devicePluginConfigs", key)
+        values = {alias: value for alias, name in _SHARING_ATTRIBUTES if (value := getattr(policy, name)) is not None}
+        strategy = values.get("strategy")
+        if strategy is None or strategy == "mig":
+            report.error(
+                path,
+                "a retired device-plugin config needs the strategy it had: none, time-slicing or mps"
+                if strategy is None
+                else "MIG layouts are not device-plugin configs",
+                "e.g. {strategy: time-slicing, replicas: 4}"
+                if strategy is None
+                else "list the old layout under retired.migConfigs",
+            )
+            continue
+        origin = {alias: (*path, alias) for alias in values}
+        _check_sharing_fields(strategy, values, origin, path, report)
+        device_plugin.append(
+            (
+                key,
+                Sharing(
+                    strategy=strategy,
+                    replicas=int(values.get("replicas", 1)) if strategy != "none" else 1,
+                    rename_by_default=bool(values.get("renameByDefault", False)),
+                    fail_requests_greater_than_one=_fail_requests_greater_than_one(
+                        strategy, values, origin, operator, report
+                    ),
+                ),
+            )
+        )
+    mig: list[RetiredMigConfig] = []
+    for index, entry in enumerate(spec.retired.mig_configs or ()):
+        path = (*base, "migConfigs", index)
+        gpu = get_gpu(entry.gpu)
+        if gpu is None:
+            close = suggest_gpus(entry.gpu)
+            report.error(
+                (*path, "gpu"),
+                f"unknown GPU model {entry.gpu!r}",
+                f"did you mean {' or '.join(repr(c) for c in close)}?" if close else "run `gpustack-gen gpus`",
+            )
+            continue
+        if (entry.layout is None) == (entry.config is None):
+            report.error(
+                path, "a retired MIG config has a layout or a config, one of them", "keep the one the pool had"
+            )
+            continue
+        sharing = Sharing(
+            strategy="mig",
+            mig_layout=canonical_mig_layout((entry.layout or {}).items()),
+            mig_config=entry.config,
+        )
+        mig.append(RetiredMigConfig(gpu, sharing))
+    return Retired(tuple(device_plugin), tuple(mig))

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from gpustack_gen.compile import compile_cluster
 from gpustack_gen.compile.artifact import EmbeddedYaml
-from gpustack_gen.compile.configmaps import mig_parted_config
-from gpustack_gen.compile.nodes import pool_labels
+from gpustack_gen.compile.gpu_operator.config_names import config_names
+from gpustack_gen.compile.gpu_operator.configmaps import mig_parted_config
+from gpustack_gen.compile.gpu_operator.nodes import pool_labels
 from gpustack_gen.compile.operator import operator_settings
-from gpustack_gen.compile.plan import plan_cluster
 from gpustack_gen.compile.workloads import workload_values
 
 
@@ -19,29 +19,44 @@ def test_file_set_without_sharing(make_cluster) -> None:
         "gpu-operator-values.yaml",
         "clusterpolicy-patch.yaml",
         "namespace.yaml",
+        "device-plugin-config.yaml",
         "node-labels.yaml",
         "capacity.yaml",
         "kustomization.yaml",
         "workloads/ml.w1.yaml",
     ]
-    # The namespace is always there, so that `kubectl apply -k .` works before the chart is installed.
-    assert _artifact(make_cluster(), "kustomization.yaml").documents[0]["resources"] == ["namespace.yaml"]
+    # The namespace is always there, so that `kubectl apply -k .` works before the chart is installed; the
+    # device-plugin ConfigMap too, so that turning sharing on later changes no ClusterPolicy setting.
+    assert _artifact(make_cluster(), "kustomization.yaml").documents[0]["resources"] == [
+        "namespace.yaml",
+        "device-plugin-config.yaml",
+    ]
 
 
-def test_patch_deletes_config_references_it_no_longer_uses(make_cluster) -> None:
-    """A merge patch only changes what it names: unused references are deleted with null."""
+def test_patch_writes_out_what_the_values_leave_to_the_chart(make_cluster) -> None:
+    """A merge patch only changes what it names: an unused MIG reference is deleted with null, and the
+    driver version is the chart default, so that removing a pin unpins the live ClusterPolicy too."""
     spec = _artifact(make_cluster(), "clusterpolicy-patch.yaml").documents[0]["spec"]
-    assert spec["devicePlugin"] == {"config": {"name": None, "default": None}}
+    assert spec["devicePlugin"] == {"config": {"name": "gpustack-device-plugin-config", "default": "any"}}
     assert spec["migManager"] == {"config": {"name": None}}
+    assert spec["driver"] == {"enabled": True, "version": "580.82.07"}
     values = _artifact(make_cluster(), "gpu-operator-values.yaml").documents[0]
-    assert "devicePlugin" not in values and "migManager" not in values  # helm upgrade resets to chart defaults
+    assert "migManager" not in values and "version" not in values["driver"]  # helm takes the chart defaults
+    pinned = make_cluster(cluster={"operator": {"version": "v25.3.3", "driver": {"version": "570.172.08"}}})
+    assert _artifact(pinned, "clusterpolicy-patch.yaml").documents[0]["spec"]["driver"]["version"] == "570.172.08"
+
+
+def test_patch_of_a_version_without_a_known_driver_default_says_so(make_cluster) -> None:
+    patch = _artifact(make_cluster(cluster={"operator": {"version": "v25.10.1"}}), "clusterpolicy-patch.yaml")
+    assert "version" not in patch.documents[0]["spec"]["driver"]
+    assert any("leaves the ClusterPolicy's as it is" in note for note in patch.notes)
 
 
 def test_builtin_mig_config_gets_its_own_configmap(make_cluster) -> None:
     """A pool naming all-balanced must not depend on the default ConfigMap of the pinned mig-manager."""
     cluster = make_cluster({"gpu": "b300", "sharing": {"strategy": "mig", "config": "all-balanced"}},
                            {"mig": {"strategy": "mixed"}}, migProfile="1g.34gb")
-    config = mig_parted_config(cluster, plan_cluster(cluster))
+    config = mig_parted_config(config_names(cluster))
     (entry,) = config["mig-configs"]["all-balanced"]
     assert entry["device-filter"] == ["0x318210DE"]
     assert _artifact(cluster, "gpu-operator-values.yaml").documents[0]["migManager"]["config"]["name"] == (
@@ -59,12 +74,12 @@ def test_mps_configmap_header_restarts_the_mps_daemon(make_cluster) -> None:
 
 def test_values_follow_the_pinned_version(make_cluster) -> None:
     old_cluster = make_cluster(cluster={"operator": {"version": "v25.3.3", "cdi": {"enabled": True, "default": True}}})
-    old = operator_settings(old_cluster, plan_cluster(old_cluster))
+    old = operator_settings(old_cluster)
     assert old["cdi"] == {"enabled": True, "default": True}
     unset = make_cluster(cluster={"operator": {"version": "v24.9.2"}})
-    assert operator_settings(unset, plan_cluster(unset))["cdi"] == {"enabled": False, "default": False}
+    assert operator_settings(unset)["cdi"] == {"enabled": False, "default": False}
     new_cluster = make_cluster(cluster={"operator": {"version": "v26.7.0"}})
-    new = operator_settings(new_cluster, plan_cluster(new_cluster))
+    new = operator_settings(new_cluster)
     assert new["cdi"] == {"enabled": True, "nriPluginEnabled": False}
     assert "default" not in new["cdi"]
 
@@ -72,7 +87,7 @@ def test_values_follow_the_pinned_version(make_cluster) -> None:
 def test_values_name_the_configmaps_and_the_default_key(make_cluster) -> None:
     cluster = make_cluster({"sharing": {"strategy": "time-slicing", "replicas": 4}})
     values = _artifact(cluster, "gpu-operator-values.yaml").documents[0]
-    assert values["devicePlugin"] == {"config": {"name": "gpustack-device-plugin-config", "default": "whole-gpu"}}
+    assert values["devicePlugin"] == {"config": {"name": "gpustack-device-plugin-config", "default": "any"}}
     assert "migManager" not in values
     patch = _artifact(cluster, "clusterpolicy-patch.yaml").documents[0]
     assert patch["spec"]["devicePlugin"] == values["devicePlugin"]
@@ -91,7 +106,7 @@ def test_device_plugin_configmap_embeds_configs(make_cluster) -> None:
     (document,) = _artifact(cluster, "device-plugin-config.yaml").documents
     assert document["metadata"]["namespace"] == "gpu"
     assert all(isinstance(v, EmbeddedYaml) for v in document["data"].values())
-    assert document["data"]["time-slicing-4"].data["sharing"]["timeSlicing"]["resources"][0]["replicas"] == 4
+    assert document["data"]["p1"].data["sharing"]["timeSlicing"]["resources"][0]["replicas"] == 4
     assert _artifact(cluster, "kustomization.yaml").documents[0]["resources"] == [
         "namespace.yaml",
         "device-plugin-config.yaml",
@@ -132,7 +147,7 @@ def _mig_cluster(make_cluster):
 
 def test_custom_mig_config_carries_builtins_with_device_filters(make_cluster) -> None:
     cluster = _mig_cluster(make_cluster)
-    config = mig_parted_config(cluster, plan_cluster(cluster))
+    config = mig_parted_config(config_names(cluster))
     assert list(config["mig-configs"]) == ["all-disabled", "all-balanced", "custom-3g.20gbx2"]
     (balanced,) = config["mig-configs"]["all-balanced"]
     assert "0x233010DE" in balanced["device-filter"]
@@ -145,17 +160,17 @@ def test_custom_mig_config_carries_builtins_with_device_filters(make_cluster) ->
 
 def test_node_labels_per_pool(make_cluster) -> None:
     cluster = _mig_cluster(make_cluster)
-    assert pool_labels(cluster, plan_cluster(cluster)) == {
-        "p1": {"nvidia.com/mig.config": "custom-3g.20gbx2"},
-        "p2": {"nvidia.com/mig.config": "all-balanced"},
-        "p3": {"nvidia.com/mig.config": "all-disabled"},
-        "p4": {},
+    assert pool_labels(cluster, config_names(cluster)) == {
+        "p1": {"nvidia.com/device-plugin.config": "p1", "nvidia.com/mig.config": "custom-3g.20gbx2"},
+        "p2": {"nvidia.com/device-plugin.config": "p2", "nvidia.com/mig.config": "all-balanced"},
+        "p3": {"nvidia.com/device-plugin.config": "p3", "nvidia.com/mig.config": "all-disabled"},
+        "p4": {"nvidia.com/device-plugin.config": "p4"},
     }
     entry = _artifact(cluster, "node-labels.yaml").documents[0]["pools"][0]
-    assert (
-        entry["command"] == "kubectl label nodes --selector pool=p1 nvidia.com/mig.config=custom-3g.20gbx2 --overwrite"
+    assert entry["command"] == (
+        "kubectl label nodes --selector pool=p1 nvidia.com/device-plugin.config=p1 "
+        "nvidia.com/mig.config=custom-3g.20gbx2 --overwrite"
     )
-    assert "command" not in _artifact(cluster, "node-labels.yaml").documents[0]["pools"][3]
 
 
 def test_workload_resource_names(make_cluster) -> None:

@@ -26,7 +26,6 @@ from gpustack_gen.cli import main
 from gpustack_gen.compile import compile_cluster
 from gpustack_gen.compile.gitops import ignored_clusterpolicy_fields
 from gpustack_gen.compile.operator import HELM_REPOSITORY, operator_settings
-from gpustack_gen.compile.plan import plan_cluster
 from gpustack_gen.model import Cluster
 from gpustack_gen.validate.artifacts import validate_artifacts
 from gpustack_gen.validate.gitops import check_gitops_document
@@ -93,7 +92,7 @@ def test_argocd_application_pins_the_chart_and_carries_the_values() -> None:
     source = app["spec"]["source"]
     assert source["repoURL"] == HELM_REPOSITORY == "https://helm.ngc.nvidia.com/nvidia"
     assert (source["chart"], source["targetRevision"]) == ("gpu-operator", "v25.3.3")
-    assert source["helm"]["valuesObject"] == operator_settings(cluster, plan_cluster(cluster))
+    assert source["helm"]["valuesObject"] == operator_settings(cluster)
     assert source["helm"]["valuesObject"]["devicePlugin"]["config"]["name"] == "gpustack-device-plugin-config"
     assert app["spec"]["destination"] == {"server": "https://kubernetes.default.svc", "namespace": "gpu-operator"}
     assert app["spec"]["project"] == "default"
@@ -170,15 +169,15 @@ def test_a_field_the_values_set_is_never_ignored() -> None:
         "sharing": {"strategy": "mig", "layout": {"3g.20gb": 2}},
     }
     cluster = cluster_of(fleet(nodePools=[pool]))
-    settings_ = operator_settings(cluster, plan_cluster(cluster))
+    settings_ = operator_settings(cluster)
     assert settings_["migManager"]["config"]["name"] == "gpustack-mig-parted-config"
-    pointers = [p for p, _ in ignored_clusterpolicy_fields(cluster, plan_cluster(cluster))]
+    pointers = [p for p, _ in ignored_clusterpolicy_fields(cluster)]
     assert pointers == ["/spec/operator/defaultRuntime"]
 
 
 def test_nri_plugin_field_is_ignored_only_when_the_chart_does_not_render_it() -> None:
     on = cluster_of(fleet(operator={"version": "v26.7.0", "cdi": {"enabled": True, "nriPluginEnabled": True}}))
-    assert "/spec/cdi/nriPluginEnabled" not in [p for p, _ in ignored_clusterpolicy_fields(on, plan_cluster(on))]
+    assert "/spec/cdi/nriPluginEnabled" not in [p for p, _ in ignored_clusterpolicy_fields(on)]
 
 
 # --- Flux ----------------------------------------------------------------------------------------------
@@ -202,7 +201,7 @@ def test_flux_helmrepository_and_helmrelease() -> None:
     assert spec["targetNamespace"] == spec["storageNamespace"] == "nvidia-gpu"
     assert spec["install"] == {"createNamespace": True, "crds": "CreateReplace", "remediation": {"retries": 3}}
     assert spec["upgrade"] == {"crds": "CreateReplace", "remediation": {"retries": 3}}
-    assert spec["values"] == operator_settings(cluster, plan_cluster(cluster))
+    assert spec["values"] == operator_settings(cluster)
 
 
 def test_flux_settings_come_from_the_fleet_file() -> None:
@@ -284,7 +283,7 @@ def test_without_wrap_there_are_no_wrappers() -> None:
     files = wrapped(fleet())
     assert not {"argocd-application.yaml", "flux-helmrelease.yaml", "helmfile.yaml"} & set(files)
     (kustomization,) = files["kustomization.yaml"]
-    assert kustomization["resources"] == ["namespace.yaml"]
+    assert kustomization["resources"] == ["namespace.yaml", "device-plugin-config.yaml"]
     (namespace,) = files["namespace.yaml"]
     assert "annotations" not in namespace["metadata"]  # no GitOps tool to tell about pruning
 
@@ -486,7 +485,7 @@ def test_ignored_fields_are_crd_defaults_the_chart_leaves_out(upstream: Path) ->
         crd = _yaml().load((folder / "nvidia.com_clusterpolicies.yaml").read_text(encoding="utf-8"))
         values = _yaml().load((folder / "values.yaml").read_text(encoding="utf-8"))
         cluster = cluster_of(fleet(operator={"version": release.version}))
-        for pointer, _ in ignored_clusterpolicy_fields(cluster, plan_cluster(cluster)):
+        for pointer, _ in ignored_clusterpolicy_fields(cluster):
             node = _crd_node(crd, pointer)
             assert node is not None and "default" in node, f"{release.version}: {pointer} has no CRD default"
             value: Any = values

@@ -33,14 +33,14 @@ from jsonschema import Draft7Validator
 
 from gpustack_gen import RenderedFile, load_fleet, render
 from gpustack_gen.compile.artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP
-from gpustack_gen.compile.operator import MPS_ROOT
-from gpustack_gen.compile.plan import WHOLE_GPU_KEY
+from gpustack_gen.compile.gpu_operator import MPS_ROOT
+from gpustack_gen.model.fleet import DEFAULT_DEVICE_PLUGIN_KEY
 from gpustack_gen.validate.operator_keys import CLUSTERPOLICY_SPEC_KEYS
 from gpustack_gen.validate.operator_schema import without_deletions
 from gpustack_gen.versions import OPERATOR_VERSIONS, OperatorVersion
 
 _COMBINATORS = ("anyOf", "allOf", "oneOf")
-PLUGIN_CONFIG = {"name": DEVICE_PLUGIN_CONFIGMAP, "default": WHOLE_GPU_KEY}
+PLUGIN_CONFIG = {"name": DEVICE_PLUGIN_CONFIGMAP, "default": DEFAULT_DEVICE_PLUGIN_KEY}
 MIG_CONFIG = {"name": MIG_PARTED_CONFIGMAP, "default": "all-disabled"}
 
 
@@ -233,9 +233,12 @@ def test_each_branch_writes_its_settings(target: OperatorVersion) -> None:
         for name, files in rendered(target).items()
         if name != "example"
     }
-    # Unused config references are deleted, so that turning sharing or MIG off really turns it off.
-    assert patches["no-sharing"]["devicePlugin"] == {"config": {"name": None, "default": None}}
+    # The device-plugin ConfigMap is always named (so sharing on or off changes no ClusterPolicy setting);
+    # an unused MIG reference is deleted, and the driver version is the chart default when nothing pins it.
+    assert patches["no-sharing"]["devicePlugin"] == {"config": PLUGIN_CONFIG}
     assert patches["no-sharing"]["migManager"] == {"config": {"name": None}}
+    if target.driver is not None:
+        assert lookup(patches["no-sharing"], "driver.version") == target.driver
     assert lookup(patches["time-slicing"], "devicePlugin.config") == PLUGIN_CONFIG
     assert "mps" not in patches["time-slicing"]["devicePlugin"]
     assert lookup(patches["mig-layout"], "migManager.config") == MIG_CONFIG
@@ -245,6 +248,7 @@ def test_each_branch_writes_its_settings(target: OperatorVersion) -> None:
     assert lookup(patches["mig-builtin-single"], "migManager.config") == MIG_CONFIG
     assert lookup(patches["mig-builtin-single"], "mig.strategy") == "single"
     assert lookup(patches["driver-disabled"], "driver.enabled") is False
+    assert "version" not in patches["driver-disabled"]["driver"]
     assert lookup(patches["driver-version"], "driver.version") == "570.124.06"
     assert lookup(patches["cdi-and-toolkit-off"], "cdi.enabled") is False
     assert lookup(patches["cdi-and-toolkit-off"], "toolkit.enabled") is False

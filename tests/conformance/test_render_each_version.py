@@ -23,6 +23,9 @@ EXAMPLE_LEAVES_OUT = {
     "driver.version": "the example keeps the driver the chart version ships",
     "devicePlugin.mps.root": "the example has no MPS pool (only the ClusterPolicy patch would carry it)",
 }
+# Keys the patch writes out although the values leave them to the chart: a merge patch that omitted them
+# would keep what the live ClusterPolicy has.
+PATCH_WRITES_OUT = {"driver.version"}
 
 
 def render_example(target: OperatorVersion) -> Bundle:
@@ -55,7 +58,8 @@ def test_example_renders_with_exactly_the_allowed_values_keys(target: OperatorVe
 def test_example_patch_has_exactly_the_allowed_spec_keys(target: OperatorVersion) -> None:
     bundle = render_example(target)
     allowed = {gate.path for gate in CLUSTERPOLICY_SPEC_KEYS if gate.allows(target)}
-    assert keys_of_kind(bundle, "clusterpolicy-patch") == allowed - set(EXAMPLE_LEAVES_OUT)
+    written_out = PATCH_WRITES_OUT if target.driver is not None else set()
+    assert keys_of_kind(bundle, "clusterpolicy-patch") == (allowed - set(EXAMPLE_LEAVES_OUT)) | written_out
 
 
 @pytest.mark.parametrize("target", OPERATOR_VERSIONS, ids=lambda v: v.version)
@@ -64,8 +68,11 @@ def test_values_and_patch_agree(target: OperatorVersion) -> None:
     for cluster in ("prod", "stage", "train"):
         (values,) = bundle[f"{cluster}/gpu-operator-values.yaml"].documents
         (patch,) = bundle[f"{cluster}/clusterpolicy-patch.yaml"].documents
-        # No MPS pool: the two carry the same settings; the patch also deletes the references it does not use.
-        assert set(patch) == {"spec"} and without_deletions(patch["spec"]) == values, cluster
+        # No MPS pool: the two carry the same settings; the patch also deletes the references it does not use
+        # and writes out the chart's driver version.
+        spec = without_deletions(patch["spec"])
+        assert spec["driver"].pop("version", None) == target.driver, cluster
+        assert set(patch) == {"spec"} and spec == values, cluster
         text = bundle[f"{cluster}/gpu-operator-values.yaml"].text
         assert f"--version {target.version} " in text
 
@@ -84,7 +91,7 @@ def test_pinned_example_keeps_the_story(target: OperatorVersion) -> None:
     for cluster in ("prod", "stage"):
         (configmap,) = bundle[f"{cluster}/device-plugin-config.yaml"].documents
         shared = [v.data for v in configmap["data"].values() if "sharing" in v.data]
-        assert len(shared) == 1, cluster
+        assert len(shared) == 2, cluster  # the pool's key, and `any` for unlabelled nodes (one pool kind)
         replicas[cluster] = shared[0]["sharing"]["timeSlicing"]["resources"][0]["replicas"]
     assert replicas == {"prod": 4, "stage": 5}
 

@@ -67,6 +67,9 @@ def test_component_versions_match_the_chart(upstream: Path, target: OperatorVers
     values = chart_values(upstream, target.version)
     assert image_version(values["devicePlugin"]["version"]) == target.device_plugin
     assert image_version(values["migManager"]["version"]) == target.mig_manager
+    # The ClusterPolicy patch writes this default when the fleet pins no driver (a merge patch that omitted
+    # the field would keep a previous pin).
+    assert values["driver"]["version"] == target.driver
     assert values["devicePlugin"]["image"] == "k8s-device-plugin"
     assert values["migManager"]["image"] == "k8s-mig-manager"
     # From v24.3.0 GFD runs the device-plugin image at the same tag (v23.9.2 still shipped the separate

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import base, changed, pool
+from fleets import base, changed, pool
 from ruamel.yaml import YAML
 
 ROOT = Path(__file__).resolve().parents[2]

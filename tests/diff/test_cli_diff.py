@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from helpers import base, changed, pool
+from fleets import base, changed, pool
 from ruamel.yaml import YAML
 
 from gpustack_gen.cli import main
@@ -71,7 +71,7 @@ def test_every_format(fleets: tuple[Path, Path], output_format: str) -> None:
     elif output_format == "github":
         assert result.stdout.startswith(f"::warning file={new},title=prod%3A device-plugin-config::")
     else:
-        assert "[restart] device-plugin config changes for pool t4" in result.stdout
+        assert "[restart] device-plugin config changes for t4 (time-slicing, 4 per GPU -> time-slicing, 5 per GPU)" in result.stdout
 
 
 def test_invalid_input_exits_2(tmp_path: Path, fleets: tuple[Path, Path]) -> None:
@@ -100,11 +100,7 @@ def test_rendered_folders_and_fleets_mix(tmp_path: Path, fleets: tuple[Path, Pat
     data = json.loads(result.stdout)
     assert data["impactAvailable"] is False
     assert data["clusters"][0]["findings"] is None
-    assert {f["path"] for f in data["clusters"][0]["files"]} == {
-        "capacity.yaml",
-        "device-plugin-config.yaml",
-        "node-labels.yaml",
-    }
+    assert {f["path"] for f in data["clusters"][0]["files"]} == {"capacity.yaml", "device-plugin-config.yaml"}
 
 
 # --- --base ---------------------------------------------------------------------------------------

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import base, changed, diff
+from fleets import base, changed, diff
+from golden import assert_golden
 
 from gpustack_gen import load_fleet
 from gpustack_gen.diff import DiffResult, Side, diff_sides
-from gpustack_gen.diff.report import render_github, render_json, render_markdown, render_text
+from gpustack_gen.diff.report import ReportContext, render_github, render_json, render_markdown, render_text
 from gpustack_gen.diff.templates import template_dirs
 
 HERE = Path(__file__).resolve().parent
@@ -20,13 +20,19 @@ GOLDEN = HERE / "golden"
 EXAMPLE = HERE.parent.parent / "examples" / "fleet.yaml"
 
 # A pull request against the example: more replicas on prod's T4s, a renamed shared resource on stage,
-# one 1g.5gb instance less per A100 of train, and a third H100 node.
+# one 1g.5gb instance less per A100 of train (the old layout kept retired while nodes carry it), and a
+# third H100 node.
 EDITS = [
     ("tesla-t4: {strategy: time-slicing, replicas: 4}", "tesla-t4: {strategy: time-slicing, replicas: 5}"),
     ("tesla-t4: {replicas: 5}", "tesla-t4: {replicas: 5, renameByDefault: true}"),
     ('"2g.10gb": 1, "1g.5gb": 2}', '"2g.10gb": 1, "1g.5gb": 1}'),
     ("        gpu: h100-80gb\n        nodes: 2", "        gpu: h100-80gb\n        nodes: 3"),
+    (
+        "  - name: train\n",
+        '  - name: train\n    retired: {migConfigs: [{gpu: a100-40gb, layout: {"3g.20gb": 1, "2g.10gb": 1, "1g.5gb": 2}}]}\n',
+    ),
 ]
+PLAN = ReportContext(plan_command="gpustack-gen plan --base origin/main examples/fleet.yaml")
 
 
 def example_change() -> DiffResult:
@@ -43,24 +49,16 @@ def example_change() -> DiffResult:
     )
 
 
-def check_golden(name: str, actual: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("UPDATE_GOLDEN") == "1":
-        path.write_text(actual, encoding="utf-8")
-    assert path.is_file(), f"{path} is missing: run with UPDATE_GOLDEN=1"
-    assert actual == path.read_text(encoding="utf-8"), f"{name} differs: check, then run with UPDATE_GOLDEN=1"
-
-
 def test_golden_markdown() -> None:
-    check_golden("example.md", render_markdown(example_change()))
+    assert_golden(render_markdown(example_change(), PLAN), GOLDEN / "example.md")
 
 
 def test_golden_json() -> None:
-    check_golden("example.json", render_json(example_change()))
+    assert_golden(render_json(example_change()), GOLDEN / "example.json")
 
 
 def test_golden_text() -> None:
-    check_golden("example.txt", render_text(example_change()))
+    assert_golden(render_text(example_change(), PLAN), GOLDEN / "example.txt")
 
 
 def test_json_is_stable_and_documented_keys_are_present() -> None:
@@ -77,13 +75,13 @@ def test_json_is_stable_and_documented_keys_are_present() -> None:
         "summary",
         "clusters",
     ]
-    assert data["format"] == "gpustack-gen-diff/v1"
+    assert data["format"] == "gpustack-gen-diff/v2"
     assert [c["name"] for c in data["clusters"]] == ["prod", "stage", "train"]
     assert data["level"] == "disruptive"
     cluster = data["clusters"][0]
     assert list(cluster) == ["name", "status", "level", "files", "capacity", "findings"]
     assert list(cluster["files"][0]) == ["path", "kind", "status", "documents", "notes"]
-    assert list(cluster["findings"][0]) == ["rule", "level", "pool", "message", "items", "commands"]
+    assert list(cluster["findings"][0]) == ["rule", "level", "pool", "message", "items", "hint", "actions"]
     assert render_json(example_change()) == render_json(example_change())
 
 
@@ -92,8 +90,9 @@ def test_golden_example_shows_the_issue_examples() -> None:
 
     assert "prod: capacity t4: nvidia.com/gpu 12 -> 15 (workloads ask 7)" in result.summary()
     text = render_text(result)
-    assert "data.time-slicing-4.sharing.timeSlicing.resources[0].replicas: 4 -> 5" in text
+    assert "data.t4.sharing.timeSlicing.resources[0].replicas: 4 -> 5" in text
     assert "pool t4 stops advertising nvidia.com/gpu (now nvidia.com/gpu.shared)" in text
+    assert "nvidia.com/device-plugin.config" not in text.split("files:")[0]  # no relabel anywhere
 
 
 def test_markdown_puts_the_summary_table_first_and_folds_details() -> None:
@@ -149,11 +148,13 @@ def test_github_annotations() -> None:
         ),
     )
 
-    lines = render_github(result, "fleet.yaml").splitlines()
+    lines = render_github(result, ReportContext(annotation_file="fleet.yaml")).splitlines()
 
-    assert lines[0].startswith("::warning file=fleet.yaml,title=prod%3A mig-layout::pool a100: MIG layout changes")
-    assert "%0Akubectl drain --selector pool=a100" in lines[0]
-    assert any(line.startswith("::notice file=fleet.yaml,title=prod%3A node-labels::") for line in lines)
+    # The old layout is not retired: the change cannot be rolled out as written.
+    assert lines[0].startswith("::error file=fleet.yaml,title=prod%3A retention::the nodes of pool a100 carry")
+    assert "%0Afix: keep it while the rollout runs: add to cluster prod: retired: {migConfigs:" in lines[0]
+    assert lines[1].startswith("::warning file=fleet.yaml,title=prod%3A mig-layout::pool a100: MIG layout changes")
+    assert "%0Aplan: apply-configmaps, wait, drain, label-nodes, uncordon" in lines[1]
     assert lines[-1].startswith("gpustack-gen diff: clusters: 1 changed")
 
 
@@ -167,7 +168,9 @@ def test_github_error_annotation_and_escaping() -> None:
         result.clusters[0], findings=(Finding("capacity", Level.ERROR, "50% short\nreally, truly"),)
     )
 
-    output = render_github(dataclasses.replace(result, clusters=(cluster,)), "dir,with:odd/fleet.yaml")
+    output = render_github(
+        dataclasses.replace(result, clusters=(cluster,)), ReportContext(annotation_file="dir,with:odd/fleet.yaml")
+    )
 
     assert output.splitlines()[0] == (
         "::error file=dir%2Cwith%3Aodd/fleet.yaml,title=prod%3A capacity::50%25 short%0Areally, truly"
@@ -175,7 +178,7 @@ def test_github_error_annotation_and_escaping() -> None:
 
 
 def test_github_no_changes() -> None:
-    assert render_github(diff(base(), base()), "fleet.yaml") == (
+    assert render_github(diff(base(), base()), ReportContext(annotation_file="fleet.yaml")) == (
         "::notice file=fleet.yaml,title=gpustack-gen diff::no changes\n"
     )
 
@@ -183,7 +186,7 @@ def test_github_no_changes() -> None:
 def test_text_is_coloured_only_when_asked() -> None:
     result = diff(base(), changed(_replicas))
 
-    assert "\x1b[" in render_text(result, color=True)
+    assert "\x1b[" in render_text(result, ReportContext(color=True))
     assert "\x1b[" not in render_text(result)
     assert render_text(diff(base(), base())) == "no changes\n"
 

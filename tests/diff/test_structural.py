@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import base, changed, diff, fleet, pool, prod
+from fleets import base, changed, diff, fleet, pool, prod
 
 import gpustack_gen.rendering
 from gpustack_gen import render
@@ -32,13 +32,27 @@ def _file(result: DiffResult, cluster: str, path: str) -> Any:
     return next(f for f in found.files if f.path == path)
 
 
-def test_configmap_data_is_parsed_and_a_renamed_key_is_followed() -> None:
+def test_configmap_data_is_parsed_under_stable_keys() -> None:
     result = diff(base(), changed(CHANGES["replicas"]))
 
     document = _file(result, "prod", "device-plugin-config.yaml").documents[0]
     assert document.identity == "ConfigMap gpu-operator/gpustack-device-plugin-config"
     assert [(c.path, c.kind, c.old, c.new) for c in document.changes] == [
-        ("data.time-slicing-4", "renamed", "time-slicing-4", "time-slicing-5"),
+        ("data.t4.sharing.timeSlicing.resources[0].replicas", "changed", 4, 5),
+    ]
+
+
+def test_a_renamed_configmap_key_is_followed(tmp_path: Path) -> None:
+    """Keys of an older render (content-named, such as time-slicing-4) pair with the key that replaced them."""
+    old = _write(base(), tmp_path / "old")
+    path = old / "prod" / "device-plugin-config.yaml"
+    path.write_text(path.read_text().replace("  t4: |", "  time-slicing-4: |"))
+
+    result = diff_sides(read_side(str(old)), read_side(str(_write(changed(CHANGES["replicas"]), tmp_path / "new"))))
+
+    document = _file(result, "prod", "device-plugin-config.yaml").documents[0]
+    assert [(c.path, c.kind, c.old, c.new) for c in document.changes] == [
+        ("data.time-slicing-4", "renamed", "time-slicing-4", "t4"),
         ("data.time-slicing-4.sharing.timeSlicing.resources[0].replicas", "changed", 4, 5),
     ]
 
@@ -54,8 +68,9 @@ def test_configmap_value_change_under_the_same_key() -> None:
 
     changes = _file(result, "prod", "device-plugin-config.yaml").documents[0].changes
     assert [(c.path, c.old, c.new) for c in changes] == [
-        ("data.time-slicing-4.flags.migStrategy", "single", "mixed"),
-        ("data.whole-gpu.flags.migStrategy", "single", "mixed"),
+        ("data.a100.flags.migStrategy", "single", "mixed"),
+        ("data.any.flags.migStrategy", "single", "mixed"),
+        ("data.t4.flags.migStrategy", "single", "mixed"),
     ]
 
 
@@ -211,11 +226,7 @@ def test_a_single_cluster_folder_is_named_after_the_folder(tmp_path: Path) -> No
     result = diff_sides(read_side(str(tmp_path / "a" / "prod")), read_side(str(tmp_path / "b" / "prod")))
 
     assert [c.name for c in result.clusters] == ["prod"]
-    assert {f.path for f in result.clusters[0].files} == {
-        "capacity.yaml",
-        "device-plugin-config.yaml",
-        "node-labels.yaml",
-    }
+    assert {f.path for f in result.clusters[0].files} == {"capacity.yaml", "device-plugin-config.yaml"}
 
 
 def test_hand_written_files_are_ignored_and_bad_yaml_is_an_input_error(tmp_path: Path) -> None:

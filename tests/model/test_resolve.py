@@ -6,6 +6,7 @@ import pytest
 from fleet_text import BASE, check, edit, load, the_error
 
 from gpustack_gen.model import Fleet, Sharing
+from gpustack_gen.model.backends.gpu_operator import mig_resource
 from gpustack_gen.model.fleet import canonical_mig_layout, mig_profile_sort_key
 
 # Line 3 of BASE is "defaults:"; line 9 "mig: ..."; line 16 the pool's "sharing: ...".
@@ -288,5 +289,5 @@ def test_requested_by_pool_sums_gpus_times_replicas_per_resource() -> None:
     assert cluster.requested_by_pool() == {"pool": {"nvidia.com/mig-1g.5gb": 7, "nvidia.com/mig-3g.20gb": 1}}
     assert cluster.requested_by_pool(cluster.workloads[2:]) == {"pool": {"nvidia.com/mig-3g.20gb": 1}}
     pool = cluster.pools[0]
-    assert pool.mig_resource("1g.5gb") == "nvidia.com/mig-1g.5gb"
-    assert pool.resources_per_gpu("mixed") == {"nvidia.com/mig-3g.20gb": 1, "nvidia.com/mig-1g.5gb": 4}
+    assert mig_resource(pool, "1g.5gb") == "nvidia.com/mig-1g.5gb"
+    assert cluster.resources_per_gpu(pool) == {"nvidia.com/mig-3g.20gb": 1, "nvidia.com/mig-1g.5gb": 4}

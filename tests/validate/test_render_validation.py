@@ -53,11 +53,11 @@ def test_a_patch_key_the_chart_version_lacks() -> None:
 def test_an_embedded_device_plugin_config_with_bad_replicas() -> None:
     cluster, artifacts = _compiled("prod")
     data = _document(artifacts, "device-plugin-configmap")["data"]
-    config = data["time-slicing-4"].data
+    config = data["t4"].data
     config["sharing"]["timeSlicing"]["resources"][0]["replicas"] = 1
-    data["time-slicing-4"] = EmbeddedYaml(config)
+    data["t4"] = EmbeddedYaml(config)
     artifact, path, message = _failure(cluster, artifacts)
-    assert (artifact, path) == ("device-plugin-config.yaml", "data.time-slicing-4.sharing.timeSlicing.resources[0].replicas")
+    assert (artifact, path) == ("device-plugin-config.yaml", "data.t4.sharing.timeSlicing.resources[0].replicas")
     assert ">= 2" in message
 
 

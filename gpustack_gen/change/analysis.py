@@ -1,0 +1,97 @@
+"""Run every rule on one cluster's change and order their steps into a runbook.
+
+Steps go by phase (:class:`~.model.Phase`), then by pool in the cluster's order, then in the order the
+rules gave them. Steps that run the same command are one step: the ConfigMaps are applied once, the
+device plugin restarted once, whichever rules asked for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..errors import InternalError
+from ..model.fleet import Cluster
+from .capacity import CapacityChange, capacity_changes
+from .commands import Paths
+from .context import ClusterChange
+from .model import Action, Finding, Level, Outcome, Step
+from .rules import RULE_IDS, RULES
+
+
+@dataclass(frozen=True)
+class ClusterAnalysis:
+    """A cluster's change: capacity per pool, what the rules found, and the ordered steps."""
+
+    name: str
+    capacity: tuple[CapacityChange, ...]
+    outcomes: tuple[Outcome, ...]
+    steps: tuple[Step, ...]
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        """Highest level first, then in rule order and by pool."""
+        order = {rule: i for i, rule in enumerate(RULE_IDS)}
+        found = [outcome.finding for outcome in self.outcomes]
+        return tuple(sorted(found, key=lambda f: (-f.level.rank, order.get(f.rule, len(order)), f.pool or "")))
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.level is Level.ERROR)
+
+
+def analyse(old: Cluster | None, new: Cluster | None, paths: Paths | None = None) -> ClusterAnalysis:
+    change = ClusterChange(old, new, paths or Paths())
+    outcomes = tuple(_with_actions(outcome) for rule in RULES for outcome in rule.outcomes(change))
+    steps = _order(change, [step for outcome in outcomes for step in outcome.steps])
+    if old is not None and new is not None:
+        _check_complete(change, steps)
+    return ClusterAnalysis(change.name, capacity_changes(old, new), outcomes, steps)
+
+
+def _with_actions(outcome: Outcome) -> Outcome:
+    actions = tuple(dict.fromkeys(step.action.value for step in outcome.steps))
+    return Outcome(replace(outcome.finding, actions=actions), outcome.steps)
+
+
+def _order(change: ClusterChange, steps: list[Step]) -> tuple[Step, ...]:
+    ranked = sorted(enumerate(steps), key=lambda item: (item[1].phase, change.pool_index(item[1].pool), item[0]))
+    merged: list[Step] = []
+    by_command: dict[str, int] = {}
+    for _, step in ranked:
+        if step.command is None or step.command not in by_command:
+            if step.command is not None:
+                by_command[step.command] = len(merged)
+            merged.append(step)
+            continue
+        index = by_command[step.command]
+        merged[index] = _merge(merged[index], step)
+    return tuple(merged)
+
+
+def _merge(first: Step, other: Step) -> Step:
+    def join(a: str | None, b: str | None, separator: str) -> str | None:
+        parts = [part for part in (a, b) if part]
+        return separator.join(dict.fromkeys(parts)) or None
+
+    action = first.action
+    if Action.APPLY_CONFIGMAPS in (first.action, other.action):
+        action = Action.APPLY_CONFIGMAPS  # a pruning apply that also adds is an apply
+    return replace(
+        first,
+        action=action,
+        verify=join(first.verify, other.verify, " && "),
+        reason=join(first.reason, other.reason, "; ") or "",
+        pool=first.pool if first.pool == other.pool else None,
+        rule=join(first.rule, other.rule, ",") or first.rule,
+    )
+
+
+def _check_complete(change: ClusterChange, steps: tuple[Step, ...]) -> None:
+    """A change of the Operator's settings or of the ConfigMaps that no step carries out is a missing rule."""
+    actions = {step.action for step in steps}
+    if change.operator_differs() and Action.OPERATOR not in actions:
+        raise InternalError("plan", change.name, "the Operator's settings change but no rule upgrades it")
+    old, new = change.old_names, change.new_names
+    configmaps_differ = old.device_plugin_configs != new.device_plugin_configs or old.mig_configs != new.mig_configs
+    if configmaps_differ and not actions & {Action.APPLY_CONFIGMAPS, Action.PRUNE}:
+        raise InternalError("plan", change.name, "the ConfigMaps change but no rule applies them")

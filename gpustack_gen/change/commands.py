@@ -1,0 +1,236 @@
+"""The kubectl and helm commands of rollout steps, in one place.
+
+Every command runs from the folder ``plan`` was run in: rendered files are under ``rendered/<cluster>``
+and the fleet's own paths (values files, local charts) are rebased from the fleet file's folder.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+from dataclasses import dataclass
+
+from ..compile.artifact import (
+    DEVICE_PLUGIN_DAEMONSET,
+    GFD_DAEMONSET,
+    MIG_CONFIG_LABEL,
+    MIG_CONFIG_STATE_LABEL,
+    device_plugin_daemonsets,
+)
+from ..compile.gpu_operator.nodes import label_command
+from ..compile.operator import VALUES_FILE, helm_upgrade_command, patch_command
+from ..model.fleet import Cluster, HelmRelease, Pool, Workload
+
+MIG_MANAGER_DAEMONSET = "daemonset/nvidia-mig-manager"
+TOOLKIT_DAEMONSET = "daemonset/nvidia-container-toolkit-daemonset"
+OPERATOR_DEPLOYMENT = "deployment/gpu-operator"
+CLUSTER_POLICY = "clusterpolicies.nvidia.com/cluster-policy"
+DRIVER_UPGRADE_STATE_LABEL = "nvidia.com/gpu-driver-upgrade-state"
+GPU_NODES = "nvidia.com/gpu.present=true"  # GFD's label of every node with an NVIDIA GPU
+# The kubelet refreshes ConfigMap volumes on its sync loop (1 min by default) plus its cache's delay.
+VOLUME_SYNC_SECONDS = 120
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Where things are, seen from the folder the commands run in."""
+
+    rendered: str = "rendered"  # the folder render wrote into (render --out)
+    fleet_dir: str = "."  # the fleet file's folder
+
+    def cluster_dir(self, cluster: Cluster) -> str:
+        return posixpath.join(self.rendered, cluster.name)
+
+    def rendered_file(self, cluster: Cluster, name: str) -> str:
+        return posixpath.join(self.rendered, cluster.name, name)
+
+    def from_fleet(self, path: str) -> str:
+        """A file path the fleet file gives relative to itself (an absolute one stays as it is)."""
+        if posixpath.isabs(path):
+            return path
+        return posixpath.normpath(posixpath.join(self.fleet_dir, path))
+
+    def chart(self, reference: str) -> str:
+        """A chart reference: a local chart (``./`` or ``../``) is rebased and keeps its ``./`` (helm would read
+        ``charts/api`` as a repository and chart name when no such folder exists); others stay as they are."""
+        if not reference.startswith(("./", "../")):
+            return reference
+        path = self.from_fleet(reference)
+        return path if path.startswith(("../", "/")) else f"./{path}"
+
+
+def selector(pool: Pool) -> str:
+    return ",".join(f"{k}={v}" for k, v in pool.node_selector)
+
+
+def jsonpath_key(name: str) -> str:
+    """A label or resource name as a jsonpath key: dots escaped (``nvidia\\.com/gpu\\.shared``)."""
+    return name.replace(".", "\\.")
+
+
+def apply(cluster: Cluster, paths: Paths) -> str:
+    return f"kubectl apply -k {shlex.quote(paths.cluster_dir(cluster))}"
+
+
+def diff(cluster: Cluster, paths: Paths) -> str:
+    return f"kubectl diff -k {shlex.quote(paths.cluster_dir(cluster))}"
+
+
+def sleep_for_volume_sync() -> str:
+    return f"sleep {VOLUME_SYNC_SECONDS}"
+
+
+def show_device_plugin_config(cluster: Cluster, key: str) -> str:
+    return (
+        f"kubectl exec -n {cluster.operator.namespace} {DEVICE_PLUGIN_DAEMONSET} -c config-manager -- "
+        f"cat /available-configs/{shlex.quote(key)}"
+    )
+
+
+def assert_mig_config(cluster: Cluster, name: str) -> str:
+    return (
+        f"kubectl exec -n {cluster.operator.namespace} {MIG_MANAGER_DAEMONSET} -- nvidia-mig-parted assert "
+        f"--valid-config -f /mig-parted-config/config.yaml -c {shlex.quote(name)}"
+    )
+
+
+def patch(cluster: Cluster, paths: Paths) -> str:
+    return patch_command(paths.rendered_file(cluster, "clusterpolicy-patch.yaml"))
+
+
+def operator_update(cluster: Cluster, paths: Paths, *, new_chart_version: bool) -> str:
+    """helm upgrade with the user's values and ours, or the ClusterPolicy patch for external installs."""
+    if cluster.operator.install == "external":
+        return patch(cluster, paths)
+    return helm_upgrade_command(
+        cluster,
+        paths.rendered_file(cluster, VALUES_FILE),
+        user_values=tuple(paths.from_fleet(p) for p in cluster.operator.values_files),
+        new_chart_version=new_chart_version,
+    )
+
+
+def operator_install(cluster: Cluster, paths: Paths) -> str:
+    return helm_upgrade_command(
+        cluster,
+        paths.rendered_file(cluster, VALUES_FILE),
+        user_values=tuple(paths.from_fleet(p) for p in cluster.operator.values_files),
+    )
+
+
+def wait_cluster_policy_ready(timeout: str = "20m") -> str:
+    return f"kubectl wait {CLUSTER_POLICY} --for=jsonpath='{{.status.state}}'=ready --timeout={timeout}"
+
+
+def rollout_status(cluster: Cluster, *daemonsets: str, timeout: str = "20m") -> str:
+    namespace = cluster.operator.namespace
+    return " && ".join(f"kubectl rollout status -n {namespace} {ds} --timeout={timeout}" for ds in daemonsets)
+
+
+def restart_device_plugin(cluster: Cluster, uses_mps: bool) -> str:
+    return f"kubectl rollout restart -n {cluster.operator.namespace} {' '.join(device_plugin_daemonsets(uses_mps))}"
+
+
+def device_plugin_rollout(cluster: Cluster) -> str:
+    return rollout_status(cluster, DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET)
+
+
+def drain(pool: Pool) -> str:
+    return f"kubectl drain --selector {shlex.quote(selector(pool))} --ignore-daemonsets --delete-emptydir-data"
+
+
+def uncordon(pool: Pool) -> str:
+    return f"kubectl uncordon --selector {shlex.quote(selector(pool))}"
+
+
+def list_nodes(pool: Pool, *columns: str) -> str:
+    extra = "".join(f" -L {column}" for column in columns)
+    return f"kubectl get nodes --selector {shlex.quote(selector(pool))}{extra}"
+
+
+def wait_nodes(node_selector: str, jsonpath: str, value: str, timeout: str) -> str:
+    return (
+        f"kubectl wait nodes --selector {shlex.quote(node_selector)} "
+        f"--for=jsonpath='{{{jsonpath}}}'={shlex.quote(value)} --timeout={timeout}"
+    )
+
+
+def wait_cordoned(pool: Pool) -> str:
+    return wait_nodes(selector(pool), ".spec.unschedulable", "true", "1m")
+
+
+def wait_label(pool: Pool, label: str, value: str) -> str:
+    return wait_nodes(selector(pool), f".metadata.labels.{jsonpath_key(label)}", value, "1m")
+
+
+def wait_allocatable(pool: Pool, per_node: dict[str, int]) -> str:
+    return " && ".join(
+        wait_nodes(selector(pool), f".status.allocatable.{jsonpath_key(resource)}", str(count), "10m")
+        for resource, count in sorted(per_node.items())
+    )
+
+
+def show_allocatable(pool: Pool, resources: list[str]) -> str:
+    columns = ",".join(
+        [
+            "NODE:.metadata.name",
+            *(f"{r.split('/')[-1].upper()}:.status.allocatable.{jsonpath_key(r)}" for r in resources),
+        ]
+    )
+    return f"kubectl get nodes --selector {shlex.quote(selector(pool))} -o custom-columns={shlex.quote(columns)}"
+
+
+def label_pool(pool: Pool, labels: dict[str, str | None]) -> str:
+    return label_command(selector(pool), labels)
+
+
+def relabel_mig(pool: Pool, config: str) -> str:
+    """Clear the state and set the config in one update, on the pool's nodes that do not carry it yet.
+
+    Clearing ``nvidia.com/mig.config.state`` first keeps an old ``success`` from passing for the new result;
+    skipping nodes already at ``config`` keeps a re-run from clearing a state nothing would set again
+    (the mig-manager acts only on a changed value).
+    """
+    return label_command(
+        f"{selector(pool)},{MIG_CONFIG_LABEL}!={config}",
+        {MIG_CONFIG_STATE_LABEL: None, MIG_CONFIG_LABEL: config},
+    )
+
+
+def wait_mig_success(pool: Pool) -> str:
+    return wait_nodes(selector(pool), f".metadata.labels.{jsonpath_key(MIG_CONFIG_STATE_LABEL)}", "success", "30m")
+
+
+def wait_driver_upgraded() -> str:
+    return wait_nodes(GPU_NODES, f".metadata.labels.{jsonpath_key(DRIVER_UPGRADE_STATE_LABEL)}", "upgrade-done", "60m")
+
+
+def show_driver_versions() -> str:
+    """Each GPU node's upgrade state and the driver GFD reports, to see every node on the new driver."""
+    return f"kubectl get nodes --selector {GPU_NODES} -L {DRIVER_UPGRADE_STATE_LABEL} -L nvidia.com/cuda.driver-version.full"
+
+
+def wait_nodes_gone(pool: Pool) -> str:
+    return f"kubectl wait --for=delete nodes --selector {shlex.quote(selector(pool))} --timeout=60m"
+
+
+def nodes_labelled(label: str, value: str) -> str:
+    """Lists the nodes that still carry ``label=value``: the step needs it to print none."""
+    return f"kubectl get nodes --selector {shlex.quote(f'{label}={value}')} -o name"
+
+
+def helm_workload(cluster: Cluster, workload: Workload, release: HelmRelease, paths: Paths) -> str:
+    """Redeploy a workload with its values and its fragment last; no --reuse-values (it would keep the old
+    GPU limits beside the new ones: Helm merges maps key by key)."""
+    words = [
+        f"helm upgrade --install {release.release} {shlex.quote(paths.chart(release.chart))}",
+        f"--namespace {workload.namespace}",
+        *([f"--version {shlex.quote(release.version)}"] if release.version else []),
+        *(f"--values {shlex.quote(paths.from_fleet(p))}" for p in release.values_files),
+        f"--values {shlex.quote(paths.rendered_file(cluster, f'workloads/{workload.file_stem}.yaml'))}",
+    ]
+    return " ".join(words)
+
+
+def show_workload(workload: Workload) -> str:
+    return f"kubectl get pods -n {workload.namespace} --field-selector=status.phase=Pending"

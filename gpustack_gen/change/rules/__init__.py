@@ -1,0 +1,69 @@
+"""The change rules, one module each, in report order; each module has ``ID``, ``LEVEL`` and ``outcomes``.
+
+A rule looks at one cluster's change and yields :class:`~gpustack_gen.change.model.Outcome` objects: the
+finding ``diff`` shows and the steps ``plan`` orders, so the two never disagree. Each module's docstring
+says what it covers and cites the upstream behaviour it relies on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Protocol, cast
+
+from ..context import ClusterChange
+from ..model import Level, Outcome
+from . import (
+    cluster_added,
+    cluster_removed,
+    device_plugin_config,
+    driver,
+    mig_layout,
+    mig_manager_config,
+    mig_strategy,
+    node_selector,
+    operator_version,
+    pool_added,
+    pool_gpu,
+    pool_removed,
+    prune,
+    retention,
+    runtime,
+    workload_values,
+)
+
+
+class Rule(Protocol):
+    ID: str
+    LEVEL: Level
+
+    def outcomes(self, change: ClusterChange) -> Iterator[Outcome]: ...
+
+
+_MODULES: tuple[ModuleType, ...] = (
+    cluster_added,
+    cluster_removed,
+    retention,
+    prune,
+    pool_removed,
+    pool_gpu,
+    driver,
+    mig_strategy,
+    mig_layout,
+    device_plugin_config,
+    runtime,
+    operator_version,
+    mig_manager_config,
+    workload_values,
+    pool_added,
+    node_selector,
+)
+RULES: tuple[Rule, ...] = tuple(cast(Rule, module) for module in _MODULES)
+RULE_IDS: tuple[str, ...] = tuple(rule.ID for rule in RULES)
+
+
+def get(rule_id: str) -> Rule:
+    for rule in RULES:
+        if rule_id == rule.ID:
+            return rule
+    raise KeyError(f"no such rule: {rule_id!r}")

@@ -1,0 +1,77 @@
+"""A cluster joins the fleet: apply its ConfigMaps, label its nodes, install the GPU Operator, deploy."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET
+from .. import commands, steps
+from ..context import ClusterChange
+from ..model import Action, Finding, Level, Outcome, Phase, Step
+
+ID = "cluster-added"
+LEVEL = Level.NONE
+
+
+def outcomes(change: ClusterChange) -> Iterator[Outcome]:
+    if change.old is not None or change.new is None:
+        return
+    new = change.new
+    plan: list[Step] = [
+        steps.apply_configmaps(change, new, "create the Operator's namespace and the ConfigMaps it reads", ID)
+    ]
+    pools = steps.pools_with_nodes(list(new.pools))
+    for pool in pools:
+        plan.append(
+            steps.label_nodes(
+                pool,
+                dict(change.new_labels[pool.name]),
+                "label the pool's nodes before the Operator's first reconcile, and set the labels in the node "
+                "group template: unlabelled MIG-capable nodes would be labelled all-disabled by the Operator and "
+                "repartitioned twice",
+                ID,
+                Phase.FIRST_LABELS,
+            )
+        )
+    external = new.operator.install == "external"
+    plan.append(
+        Step(
+            Action.OPERATOR,
+            commands.patch(new, change.paths) if external else commands.operator_install(new, change.paths),
+            commands.wait_cluster_policy_ready(),
+            f"patch the ClusterPolicy of the GPU Operator {new.operator.release.version} your installer deployed"
+            if external
+            else f"install the GPU Operator {new.operator.release.version} with the rendered values",
+            None,
+            ID,
+            Phase.OPERATOR,
+        )
+    )
+    plan.append(
+        Step(
+            Action.WAIT,
+            commands.wait_cluster_policy_ready("30m"),
+            commands.rollout_status(new, DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET),
+            "the Operator deploys the driver, toolkit, device plugin and GFD on every GPU node",
+            None,
+            ID,
+            Phase.OPERATOR_WAIT,
+        )
+    )
+    for pool in pools:
+        if change.new_names.mig_config_label(pool) is not None:
+            plan.append(steps.mig_success(pool, ID))
+        plan.append(steps.allocatable(new, pool, ID))
+    for workload in new.workloads:
+        plan.append(steps.update_workload(change, new, workload, f"deploy {workload.namespace}/{workload.name}", ID))
+    yield Outcome(
+        Finding(
+            ID,
+            LEVEL,
+            f"cluster {new.name} joins the fleet: apply its ConfigMaps, label its nodes, install the GPU Operator "
+            f"{new.operator.release.version} and deploy its workloads",
+            None,
+            tuple(pool.name for pool in new.pools),
+        ),
+        tuple(plan),
+    )

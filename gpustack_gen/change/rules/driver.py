@@ -1,0 +1,66 @@
+"""The driver changes (enabled, pinned version, or the chart's default under a new chart version)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .. import commands, steps
+from ..context import ClusterChange
+from ..model import Action, Finding, Level, Outcome, Phase, Step
+
+ID = "driver"
+LEVEL = Level.DISRUPTIVE
+
+
+def outcomes(change: ClusterChange) -> Iterator[Outcome]:
+    if change.old is None or change.new is None:
+        return
+    old, new = change.both
+    before, after = old.operator, new.operator
+    release_changed = before.release.version != after.release.version
+    what = []
+    if before.driver_enabled != after.driver_enabled:
+        what.append(f"driver.enabled {str(before.driver_enabled).lower()} -> {str(after.driver_enabled).lower()}")
+    elif after.driver_enabled and before.driver_version != after.driver_version:
+        what.append(
+            f"driver.version {before.driver_version or 'chart default'} -> {after.driver_version or 'chart default'}"
+        )
+    elif (
+        after.driver_enabled
+        and after.driver_version is None
+        and release_changed
+        and (before.release.driver is None or before.release.driver != after.release.driver)
+    ):
+        what.append(
+            f"driver.version: chart default of {before.release.version} ({before.release.driver or 'unknown'}) "
+            f"-> chart default of {after.release.version} ({after.release.driver or 'unknown'})"
+        )
+    if not what:
+        return
+    plan = [
+        steps.operator(change, f"the driver changes ({'; '.join(what)})", ID, new_chart_version=release_changed),
+    ]
+    if after.driver_enabled:
+        plan.append(
+            Step(
+                Action.WAIT,
+                commands.wait_driver_upgraded(),
+                commands.show_driver_versions(),
+                "the driver upgrade controller cordons, drains and upgrades the GPU nodes as driver.upgradePolicy "
+                "says (one at a time by default) and labels each nvidia.com/gpu-driver-upgrade-state=upgrade-done",
+                None,
+                ID,
+                Phase.SETTLE,
+            )
+        )
+    yield Outcome(
+        Finding(
+            ID,
+            LEVEL,
+            f"driver changes ({'; '.join(what)}): the driver pods roll and each GPU node is cordoned and drained as "
+            "the upgrade policy (driver.upgradePolicy) says; its GPU pods stop",
+            None,
+            tuple(p.name for p in new.pools),
+        ),
+        tuple(plan),
+    )

@@ -1,0 +1,68 @@
+"""The GPU Operator chart version changes: helm upgrade to it; every operand DaemonSet rolls node by node.
+
+The chart's pre-upgrade hook applies the new CRDs and needs ``--disable-openapi-validation``
+(``operator.upgradeCRD`` in values.yaml). ``--reuse-values`` would keep the old chart's defaults and
+operand images (helm ``pkg/action/upgrade.go`` ``reuseValues``), so the values are passed whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET
+from .. import commands, steps
+from ..context import ClusterChange
+from ..model import Finding, Level, Outcome, Step
+
+ID = "operator-version"
+LEVEL = Level.RESTART
+
+
+def outcomes(change: ClusterChange) -> Iterator[Outcome]:
+    if change.old is None or change.new is None:
+        return
+    old, new = change.both
+    before, after = old.operator, new.operator
+    if before.namespace != after.namespace:
+        yield Outcome(
+            Finding(
+                ID,
+                Level.ERROR,
+                f"the GPU Operator moves from namespace {before.namespace} to {after.namespace}: that is a second "
+                "install beside the first, not an upgrade",
+                None,
+                (),
+                f"keep namespace {before.namespace}, or uninstall the release there first (helm uninstall "
+                f"gpu-operator -n {before.namespace}) and roll the cluster out as a new one",
+            )
+        )
+        return
+    if before.release.version == after.release.version:
+        return
+    daemonsets: tuple[str, ...] = (DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET)
+    if change.new_names.uses_mig_parted_config:
+        daemonsets += (commands.MIG_MANAGER_DAEMONSET,)
+    if after.toolkit_enabled:
+        daemonsets += (commands.TOOLKIT_DAEMONSET,)
+    plan: list[Step] = [
+        steps.operator(
+            change, f"GPU Operator {before.release.version} -> {after.release.version}", ID, new_chart_version=True
+        ),
+        steps.rollout_wait(
+            new,
+            (commands.OPERATOR_DEPLOYMENT, *daemonsets),
+            "the new Operator rolls every operand DaemonSet, one node at a time; each MIG node's mig-manager "
+            "re-asserts its labelled config (success, no change)",
+            ID,
+        ),
+    ]
+    yield Outcome(
+        Finding(
+            ID,
+            LEVEL,
+            f"GPU Operator {before.release.version} -> {after.release.version} (device plugin "
+            f"{before.release.device_plugin} -> {after.release.device_plugin}, mig-manager {before.release.mig_manager} "
+            f"-> {after.release.mig_manager}): its operand DaemonSets roll on every GPU node",
+        ),
+        tuple(plan),
+    )

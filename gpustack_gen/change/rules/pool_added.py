@@ -1,0 +1,51 @@
+"""A pool joins a running cluster: its config reaches the nodes before their labels do."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...compile.artifact import DEVICE_PLUGIN_LABEL
+from .. import commands, steps
+from ..context import ClusterChange
+from ..model import Finding, Level, Outcome, Step
+
+ID = "pool-added"
+LEVEL = Level.NONE
+
+
+def outcomes(change: ClusterChange) -> Iterator[Outcome]:
+    if change.old is None or change.new is None:
+        return
+    _, new = change.both
+    for pool in new.pools:
+        if pool.name in change.old_pools:
+            continue
+        labels = change.new_labels[pool.name]
+        plan: list[Step] = [
+            steps.apply_configmaps(change, new, f"add pool {pool.name}'s device-plugin key", ID),
+            steps.device_plugin_sync(new, labels[DEVICE_PLUGIN_LABEL], ID, pool.name),
+        ]
+        if pool.nodes > 0:
+            plan.append(
+                steps.label_nodes(
+                    pool,
+                    dict(labels),
+                    "label the pool's nodes (create its node group with these labels in its template, so that "
+                    "nodes get them when they join)",
+                    ID,
+                )
+            )
+            if change.new_names.mig_config_label(pool) is not None:
+                plan.append(steps.mig_success(pool, ID))
+            plan.append(steps.allocatable(new, pool, ID))
+        yield Outcome(
+            Finding(
+                ID,
+                LEVEL,
+                f"pool {pool.name} added ({pool.nodes} x {pool.gpus_per_node} {pool.gpu.id}): create its node group "
+                f"with the selector labels {commands.selector(pool)} and the NVIDIA labels of node-labels.yaml",
+                pool.name,
+                (pool.name,),
+            ),
+            tuple(plan),
+        )

@@ -1,0 +1,173 @@
+"""Step builders the rules share: each pairs a command with the check that shows it finished."""
+
+from __future__ import annotations
+
+from ..compile.artifact import MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
+from ..model.fleet import Cluster, Pool, Workload
+from . import commands
+from .context import ClusterChange
+from .model import Action, Phase, Step
+
+
+def apply_configmaps(change: ClusterChange, cluster: Cluster, reason: str, rule: str, pool: str | None = None) -> Step:
+    return Step(
+        Action.APPLY_CONFIGMAPS,
+        commands.apply(cluster, change.paths),
+        commands.diff(cluster, change.paths),
+        reason + "; with Argo CD or Flux this step is the sync of the rendered folder",
+        pool,
+        rule,
+        Phase.APPLY,
+    )
+
+
+def volume_sync(cluster: Cluster, verify: str, rule: str, pool: str | None = None) -> Step:
+    return Step(
+        Action.WAIT,
+        commands.sleep_for_volume_sync(),
+        verify,
+        "the kubelet copies a changed ConfigMap into the operand pods' volumes on its own schedule (about a "
+        "minute); a config-manager or mig-manager that reads a key before it arrives fails",
+        pool,
+        rule,
+        Phase.SYNC,
+    )
+
+
+def device_plugin_sync(cluster: Cluster, key: str, rule: str, pool: str | None = None) -> Step:
+    return volume_sync(cluster, commands.show_device_plugin_config(cluster, key), rule, pool)
+
+
+def mig_sync(cluster: Cluster, config: str, rule: str, pool: str | None = None) -> Step:
+    return volume_sync(cluster, commands.assert_mig_config(cluster, config), rule, pool)
+
+
+def operator(change: ClusterChange, reason: str, rule: str, *, new_chart_version: bool = False) -> Step:
+    _, new = change.both
+    how = (
+        "the merge patch of the installed ClusterPolicy (operator.install: external)"
+        if new.operator.install == "external"
+        else "helm upgrade with your values files first and gpustack-gen's last (never --reuse-values: across "
+        "chart versions it keeps the old chart's defaults)"
+    )
+    return Step(
+        Action.OPERATOR,
+        commands.operator_update(new, change.paths, new_chart_version=new_chart_version),
+        commands.wait_cluster_policy_ready(),
+        f"{reason}: {how}",
+        None,
+        rule,
+        Phase.OPERATOR,
+    )
+
+
+def rollout_wait(cluster: Cluster, daemonsets: tuple[str, ...], reason: str, rule: str) -> Step:
+    return Step(
+        Action.WAIT,
+        commands.rollout_status(cluster, *daemonsets),
+        commands.wait_cluster_policy_ready(),
+        reason,
+        None,
+        rule,
+        Phase.OPERATOR_WAIT,
+    )
+
+
+def restart_device_plugin(change: ClusterChange, reason: str, rule: str, pool: str | None = None) -> Step:
+    _, new = change.both
+    uses_mps = change.old_names.uses_mps or change.new_names.uses_mps
+    return Step(
+        Action.RESTART_DEVICE_PLUGIN,
+        commands.restart_device_plugin(new, uses_mps),
+        commands.device_plugin_rollout(new),
+        reason,
+        pool,
+        rule,
+        Phase.RESTART,
+    )
+
+
+def drain(pool: Pool, reason: str, rule: str, phase: Phase = Phase.DRAIN) -> Step:
+    return Step(Action.DRAIN, commands.drain(pool), commands.wait_cordoned(pool), reason, pool.name, rule, phase)
+
+
+def uncordon(pool: Pool, rule: str) -> Step:
+    return Step(
+        Action.UNCORDON,
+        commands.uncordon(pool),
+        commands.list_nodes(pool),
+        "the pool's nodes are ready again: let pods schedule on them",
+        pool.name,
+        rule,
+        Phase.UNCORDON,
+    )
+
+
+def label_nodes(pool: Pool, labels: dict[str, str | None], reason: str, rule: str, phase: Phase = Phase.LABELS) -> Step:
+    verify = commands.list_nodes(pool, *labels)
+    return Step(Action.LABEL_NODES, commands.label_pool(pool, labels), verify, reason, pool.name, rule, phase)
+
+
+def relabel_mig(pool: Pool, config: str, reason: str, rule: str) -> Step:
+    return Step(
+        Action.LABEL_NODES,
+        commands.relabel_mig(pool, config),
+        commands.list_nodes(pool, MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL),
+        reason,
+        pool.name,
+        rule,
+        Phase.LABELS,
+    )
+
+
+def mig_success(pool: Pool, rule: str) -> Step:
+    return Step(
+        Action.WAIT,
+        commands.wait_mig_success(pool),
+        commands.list_nodes(pool, MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL),
+        "the mig-manager repartitions each node and sets nvidia.com/mig.config.state=success (failed: fix the "
+        "cause, then delete the node's nvidia-mig-manager pod to retry; do not switch to another config)",
+        pool.name,
+        rule,
+        Phase.SETTLE,
+    )
+
+
+def allocatable(cluster: Cluster, pool: Pool, rule: str) -> Step:
+    per_node = cluster.resources_per_node(pool)
+    shown = ", ".join(f"{count} {resource}" for resource, count in sorted(per_node.items()))
+    return Step(
+        Action.WAIT,
+        commands.wait_allocatable(pool, per_node),
+        commands.show_allocatable(pool, sorted(per_node)),
+        f"every node of pool {pool.name} advertises {shown}",
+        pool.name,
+        rule,
+        Phase.SETTLE,
+    )
+
+
+def update_workload(change: ClusterChange, cluster: Cluster, workload: Workload, reason: str, rule: str) -> Step:
+    fragment = change.paths.rendered_file(cluster, f"workloads/{workload.file_stem}.yaml")
+    if workload.helm is None:
+        command = None
+        reason += (
+            f"; merge {fragment} into the service's values (it replaces resources.limits) and redeploy it, "
+            "or give the workload a helm: release in the fleet for a command"
+        )
+    else:
+        command = commands.helm_workload(cluster, workload, workload.helm, change.paths)
+    return Step(
+        Action.UPDATE_WORKLOADS,
+        command,
+        commands.show_workload(workload),
+        reason,
+        workload.pool,
+        rule,
+        Phase.WORKLOADS,
+    )
+
+
+def pools_with_nodes(pools: list[Pool]) -> list[Pool]:
+    """Per-node steps need nodes: a pool scaled to zero has none to label, drain or wait for."""
+    return [pool for pool in pools if pool.nodes > 0]

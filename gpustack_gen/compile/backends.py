@@ -1,0 +1,42 @@
+"""The compilers of each device backend, chosen once per cluster by its ``backend``.
+
+Every backend still installs the GPU Operator (driver, toolkit, CDI): :mod:`.operator` writes those
+settings and merges what the backend sets on top. A backend module has ``NAME``, ``operator_values``
+(its part of the Helm values), ``patch_only`` (what only the ClusterPolicy patch carries: deletions,
+fields the chart never renders), ``objects`` (Kubernetes objects applied with the namespace, listed in
+the kustomization), ``files`` (its other artifacts) and ``pool_labels`` (the labels each pool's nodes carry,
+which ``plan`` sets and ``verify`` expects). What a pool offers and a workload asks on a
+backend is the model's (:mod:`gpustack_gen.model.backends`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from . import gpu_operator
+
+if TYPE_CHECKING:
+    from ..model.fleet import Cluster
+    from .artifact import Artifact
+
+
+class BackendCompilers(Protocol):
+    NAME: str
+
+    def operator_values(self, cluster: Cluster) -> dict[str, Any]: ...
+
+    def patch_only(self, cluster: Cluster) -> dict[str, Any]: ...
+
+    def objects(self, cluster: Cluster) -> list[Artifact]: ...
+
+    def files(self, cluster: Cluster) -> list[Artifact]: ...
+
+    def pool_labels(self, cluster: Cluster) -> dict[str, dict[str, str]]: ...
+
+
+BACKENDS: Mapping[str, BackendCompilers] = {module.NAME: cast(BackendCompilers, module) for module in (gpu_operator,)}
+
+
+def backend_of(cluster: Cluster) -> BackendCompilers:
+    return BACKENDS[cluster.backend]

@@ -1,0 +1,56 @@
+"""The GPU Operator's own device plugin: the device-plugin and mig-parted ConfigMaps and the node labels.
+
+Its Operator settings name both ConfigMaps: the device-plugin one always, so that no sharing change
+ever changes ``devicePlugin.config.name`` or ``default`` (either change rolls the device plugin, GFD and
+MPS daemon on every node: gpu-operator ``controllers/object_controls.go`` handleDevicePluginConfig).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...catalog import ALL_DISABLED
+from ...model.backends.gpu_operator import NAME
+from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster
+from ..artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP, Artifact
+from .config_names import config_names
+from .configmaps import device_plugin_configmap, mig_parted_configmap
+from .nodes import node_labels
+from .nodes import pool_labels as _pool_labels
+
+__all__ = ["MPS_ROOT", "NAME", "files", "objects", "operator_values", "patch_only", "pool_labels"]
+
+MPS_ROOT = "/run/nvidia/mps"
+
+
+def operator_values(cluster: Cluster) -> dict[str, Any]:
+    settings: dict[str, Any] = {
+        "devicePlugin": {"config": {"name": DEVICE_PLUGIN_CONFIGMAP, "default": DEFAULT_DEVICE_PLUGIN_KEY}}
+    }
+    if config_names(cluster).uses_mig_parted_config:
+        settings["migManager"] = {"config": {"name": MIG_PARTED_CONFIGMAP, "default": ALL_DISABLED}}
+    return settings
+
+
+def patch_only(cluster: Cluster) -> dict[str, Any]:
+    names = config_names(cluster)
+    extra: dict[str, Any] = {}
+    if not names.uses_mig_parted_config:
+        extra["migManager"] = {"config": {"name": None}}
+    if names.uses_mps:
+        # The chart never renders devicePlugin.mps.root; only the ClusterPolicy carries it.
+        extra["devicePlugin"] = {"mps": {"root": MPS_ROOT}}
+    return extra
+
+
+def objects(cluster: Cluster) -> list[Artifact]:
+    names = config_names(cluster)
+    return [a for a in (device_plugin_configmap(cluster, names), mig_parted_configmap(cluster, names)) if a]
+
+
+def files(cluster: Cluster) -> list[Artifact]:
+    return [node_labels(cluster, config_names(cluster))]
+
+
+def pool_labels(cluster: Cluster) -> dict[str, dict[str, str]]:
+    return _pool_labels(cluster, config_names(cluster))

@@ -1,0 +1,40 @@
+"""What a pool offers and a workload asks, per device backend: the fleet's meaning on each one.
+
+A backend is the component that advertises GPUs to the kubelet: the GPU Operator's device plugin
+(``gpu-operator``, the default), HAMi, or the NVIDIA DRA driver. Each registers a module here with
+``NAME``, ``STRATEGIES`` (the sharing strategies its pools may use), ``resources_per_gpu`` (what one
+physical GPU of a pool advertises), ``workload_request`` (what one pod asks) and ``check`` (its own
+semantic rules, reported at the fleet file's lines). The compilers of each backend live in
+:mod:`gpustack_gen.compile`; nothing else branches on a backend's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol, cast
+
+from . import gpu_operator
+
+if TYPE_CHECKING:
+    from ..fleet import Cluster, Pool, Workload
+    from ..resolve import ClusterOrigin, Report
+
+DEFAULT_BACKEND = gpu_operator.NAME
+
+
+class BackendSemantics(Protocol):
+    NAME: str
+    STRATEGIES: frozenset[str]
+
+    def resources_per_gpu(self, cluster: Cluster, pool: Pool) -> dict[str, int]: ...
+
+    def workload_request(self, cluster: Cluster, workload: Workload) -> dict[str, int]: ...
+
+    def check(self, cluster: Cluster, origin: ClusterOrigin, report: Report) -> None: ...
+
+
+SEMANTICS: Mapping[str, BackendSemantics] = {module.NAME: cast(BackendSemantics, module) for module in (gpu_operator,)}
+
+
+def semantics(name: str) -> BackendSemantics:
+    return SEMANTICS[name]

@@ -1,0 +1,224 @@
+"""One case per change rule: a fleet that changes one thing, the findings (rule, level, pool) it gives and
+the plan actions in order. Message wording is checked once, in the goldens of tests/changes/."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fleets import base, changed, fleet, pool, prod
+
+from gpustack_gen.change import analyse
+from gpustack_gen.change.rules import RULE_IDS
+
+Edit = Callable[[dict[str, Any]], object]
+
+
+def _check(
+    edit: Edit,
+    findings: list[tuple[str, str, str | None]],
+    actions: list[str],
+    before: Edit | None = None,
+) -> None:
+    old_data = changed(before) if before else base()
+    new_data = changed(lambda d: ((before or (lambda _: None))(d), edit(d)))
+    old, new = fleet(old_data).clusters[0], fleet(new_data).clusters[0]
+    analysis = analyse(old, new)
+    assert [(f.rule, f.level.value, f.pool) for f in analysis.findings] == findings
+    assert [step.action.value for step in analysis.steps] == actions
+
+
+def _t4(**sharing: object) -> Edit:
+    return lambda d: pool(d, "t4")["sharing"].update(sharing)
+
+
+def _single(data: dict[str, Any]) -> None:
+    prod(data)["nodePools"].pop(1)
+    prod(data)["workloads"].pop(1)
+    prod(data)["mig"]["strategy"] = "single"  # the device plugin refuses MPS under mixed
+
+
+CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit | None]] = {
+    "device-plugin-config": (
+        _t4(replicas=5),
+        [("device-plugin-config", "restart", None)],
+        ["apply-configmaps", "wait", "restart-device-plugin", "wait"],
+        None,
+    ),
+    "device-plugin-config renamed": (
+        _t4(renameByDefault=True),
+        [("device-plugin-config", "disruptive", None), ("workload-values", "restart", None)],
+        ["apply-configmaps", "wait", "drain", "restart-device-plugin", "wait", "update-workloads", "uncordon"],
+        None,
+    ),
+    "device-plugin-config mps": (
+        _t4(strategy="mps"),
+        [("device-plugin-config", "disruptive", None)],
+        ["apply-configmaps", "wait", "drain", "restart-device-plugin", "wait", "uncordon"],
+        _single,
+    ),
+    "mig-layout": (
+        lambda d: (
+            pool(d, "a100")["sharing"].update(layout={"3g.20gb": 1, "2g.10gb": 1, "1g.5gb": 1}),
+            prod(d).update(
+                retired={"migConfigs": [{"gpu": "a100-40gb", "layout": {"3g.20gb": 1, "2g.10gb": 1, "1g.5gb": 2}}]}
+            ),
+        ),
+        [("mig-layout", "disruptive", "a100")],
+        ["apply-configmaps", "wait", "drain", "label-nodes", "wait", "wait", "uncordon"],
+        None,
+    ),
+    "retention": (
+        lambda d: pool(d, "a100")["sharing"].update(layout={"3g.20gb": 1, "2g.10gb": 1, "1g.5gb": 1}),
+        [("retention", "error", "a100"), ("mig-layout", "disruptive", "a100")],
+        ["apply-configmaps", "wait", "drain", "label-nodes", "wait", "wait", "uncordon"],
+        None,
+    ),
+    "prune": (
+        lambda d: prod(d).pop("retired"),
+        [("prune", "none", None)],
+        ["wait", "prune"],
+        lambda d: prod(d).update(
+            retired={"devicePluginConfigs": {"time-slicing-4": {"strategy": "time-slicing", "replicas": 4}}}
+        ),
+    ),
+    "mig-strategy": (
+        lambda d: (
+            prod(d)["mig"].update(strategy="single"),
+            pool(d, "a100")["sharing"].update(layout={"1g.5gb": 7}),
+            prod(d)["workloads"][1].pop("migProfile"),
+            prod(d).update(
+                retired={"migConfigs": [{"gpu": "a100-40gb", "layout": {"3g.20gb": 1, "2g.10gb": 1, "1g.5gb": 2}}]}
+            ),
+        ),
+        [
+            ("mig-strategy", "disruptive", None),
+            ("mig-layout", "disruptive", "a100"),
+            ("workload-values", "restart", None),
+        ],
+        [
+            "apply-configmaps",
+            "wait",
+            "drain",
+            "operator",
+            "wait",
+            "label-nodes",
+            "wait",
+            "wait",
+            "update-workloads",
+            "uncordon",
+        ],
+        None,
+    ),
+    "driver": (
+        lambda d: d["defaults"]["operator"]["driver"].update(version="570.172.08"),
+        [("driver", "disruptive", None)],
+        ["operator", "wait"],
+        None,
+    ),
+    "runtime": (
+        lambda d: d["defaults"]["operator"]["cdi"].update(enabled=False, default=False),
+        [("runtime", "restart", None)],
+        ["operator", "wait"],
+        None,
+    ),
+    "runtime containerRuntime": (
+        lambda d: prod(d).update(containerRuntime="cri-o"),
+        [("runtime", "none", None)],
+        [],
+        None,
+    ),
+    "operator-version": (
+        lambda d: d["defaults"]["operator"].update(version="v26.7.0", cdi={"enabled": True}),
+        [("driver", "disruptive", None), ("operator-version", "restart", None)],
+        ["operator", "wait", "wait"],
+        None,
+    ),
+    "operator-version namespace": (
+        lambda d: d["defaults"]["operator"].update(namespace="nvidia"),
+        [("operator-version", "error", None)],
+        [],
+        None,
+    ),
+    "pool-added": (
+        lambda d: prod(d)["nodePools"].append({"name": "l4", "gpu": "l4", "nodes": 1, "nodeSelector": {"pool": "l4"}}),
+        [("pool-added", "none", "l4")],
+        ["apply-configmaps", "wait", "label-nodes", "wait"],
+        None,
+    ),
+    "pool-removed": (
+        lambda d: (
+            prod(d)["nodePools"].pop(0),
+            prod(d)["workloads"].pop(0),
+            prod(d).update(retired={"devicePluginConfigs": {"t4": {"strategy": "time-slicing", "replicas": 4}}}),
+        ),
+        [("pool-removed", "disruptive", "t4"), ("workload-values", "none", None)],
+        ["drain", "wait"],
+        None,
+    ),
+    "pool-gpu": (
+        lambda d: pool(d, "t4").update(gpu="l4"),
+        [("pool-gpu", "disruptive", "t4")],
+        ["drain", "wait"],
+        None,
+    ),
+    "mig-manager-config": (
+        lambda d: prod(d)["nodePools"].append(
+            {"name": "h100", "gpu": "h100-80gb", "nodes": 1, "nodeSelector": {"pool": "h100"}}
+        ),
+        [("mig-manager-config", "restart", None), ("pool-added", "none", "h100")],
+        ["apply-configmaps", "wait", "operator", "wait", "label-nodes", "wait", "wait"],
+        lambda d: (prod(d)["nodePools"].pop(1), prod(d)["workloads"].pop(1), prod(d).update(defaultSharing="none")),
+    ),
+    "workload-values": (
+        lambda d: prod(d)["workloads"][0].update(replicas=3),
+        [],
+        [],
+        None,
+    ),
+    "workload-values limits": (
+        lambda d: prod(d)["workloads"][0].update(gpus=2),
+        [("workload-values", "restart", None)],
+        ["update-workloads"],
+        None,
+    ),
+    "node-selector": (
+        lambda d: pool(d, "t4")["nodeSelector"].update(tier="gpu"),
+        [("workload-values", "restart", None), ("node-selector", "none", "t4")],
+        ["label-nodes", "update-workloads"],
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_rule(name: str) -> None:
+    edit, findings, actions, before = CASES[name]
+    _check(edit, findings, actions, before)
+
+
+def test_every_rule_has_a_case() -> None:
+    covered = {name.split()[0] for name in CASES} | {"cluster-added", "cluster-removed"}
+    assert covered == set(RULE_IDS)
+
+
+def test_a_cluster_added_is_installed_and_a_removed_one_left_alone() -> None:
+    new = fleet(base()).clusters[0]
+    added = analyse(None, new)
+    assert [(f.rule, f.level.value) for f in added.findings] == [("cluster-added", "none")]
+    assert [s.action.value for s in added.steps] == [
+        "apply-configmaps",
+        "label-nodes",
+        "label-nodes",
+        "operator",
+        "wait",
+        "wait",
+        "wait",
+        "wait",
+        "update-workloads",
+        "update-workloads",
+    ]
+    removed = analyse(new, None)
+    assert [(f.rule, f.level.value) for f in removed.findings] == [("cluster-removed", "none")]
+    assert removed.steps == ()

@@ -1,0 +1,8 @@
+"""Make the rollout model (``sim``) importable from the rollout tests."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))

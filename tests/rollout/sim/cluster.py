@@ -1,0 +1,553 @@
+"""The cluster state and the controllers that react to it, each rule citing the upstream lines it models.
+
+Citations are ``repo@tag path:lines`` as in ``../shared/research/rollout.md`` (§ numbers refer to it).
+Times are seconds; the controllers act on the clock the shell advances (``sleep``, ``kubectl wait``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+
+from . import helm
+from .upstream import GpuFacts, chart_values
+
+DP_LABEL = "nvidia.com/device-plugin.config"
+MIG_LABEL = "nvidia.com/mig.config"
+MIG_STATE_LABEL = "nvidia.com/mig.config.state"
+MPS_CAPABLE_LABEL = "nvidia.com/mps.capable"
+DRIVER_STATE_LABEL = "nvidia.com/gpu-driver-upgrade-state"
+GPU_RESOURCE = "nvidia.com/gpu"
+
+# kubelet: a running pod's ConfigMap volume is rewritten on the pod sync loop (1 min by default) plus
+# the cache delay (§7 invariant 2: "about 1-2 min"); a new pod mounts what the API server has.
+VOLUME_SYNC_DELAY = 90
+# mig-parted reconfigure: pause operands, wait for their pods to go, apply, restart them (§4 flow).
+MIG_RECONFIG_SECONDS = 180
+# The informer's event and the first steps of the reconfigure script come before the state label says
+# pending: until then the node still shows its last state (§7 C5, why the state is cleared first).
+MIG_REACTION_SECONDS = 5
+# kubelet restart backoff of a crashed sidecar, up to about 5 min (§1, sidecar row).
+SIDECAR_BACKOFF = 300
+TICK = 10
+
+
+def image_version(tag: str) -> str:
+    """``v0.17.4-ubi8`` -> ``v0.17.4``."""
+    return tag.split("-")[0]
+
+
+def version_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.lstrip("v").split("."))
+
+
+class SimulationError(AssertionError):
+    """A command failed, a check did not pass, or an invariant broke: the plan is wrong."""
+
+
+@dataclass
+class ConfigMapHistory:
+    versions: list[tuple[float, dict[str, str]]] = field(default_factory=list)
+
+    @property
+    def current(self) -> dict[str, str]:
+        return self.versions[-1][1]
+
+    def as_of(self, time: float) -> dict[str, str] | None:
+        seen = None
+        for applied, data in self.versions:
+            if applied <= time:
+                seen = data
+        return seen
+
+
+@dataclass
+class Operand:
+    """A device-plugin, GFD or MPS-daemon pod on one node, with its config-manager (§1)."""
+
+    running: bool = False
+    started: float = 0.0
+    key: str | None = None  # the config key the config-manager resolved ("" = no config file)
+    config: dict[str, Any] | None = None
+    error: str = ""
+    retry_at: float | None = None  # a crashed sidecar retries then (kubelet backoff)
+    hang: bool = False  # v0.17.4 init on an unlabelled node, blocked until the label changes
+
+
+@dataclass
+class WorkloadPod:
+    workload: str
+    requests: dict[str, int]
+    selector: dict[str, str]
+    node: str | None = None
+
+
+@dataclass
+class Node:
+    name: str
+    pool: str
+    facts: GpuFacts
+    gpus: int
+    labels: dict[str, str]
+    unschedulable: bool = False
+    mig_layout: dict[str, int] | None = None  # per GPU; None: MIG disabled
+    dp: Operand = field(default_factory=Operand)
+    gfd: Operand = field(default_factory=Operand)
+    mps: Operand = field(default_factory=Operand)
+    paused: bool = False  # operands paused by the mig-manager
+    mig_request: str | None = None
+    mig_done_at: float | None = None
+    mig_target: dict[str, int] | None = None
+    mig_started: bool = False  # the mig-manager pod runs (MIG-capable nodes, Operator installed)
+    mig_pod_started: float = 0.0
+    mig_react_at: float | None = None  # a label change the mig-manager has not picked up yet
+    allocatable: dict[str, int] = field(default_factory=dict)
+
+
+class Cluster:
+    def __init__(self, upstream: Path, namespace: str) -> None:
+        self.upstream = upstream
+        self.namespace = namespace
+        self.now = 0.0
+        self.namespaces: set[str] = set()
+        self.configmaps: dict[str, ConfigMapHistory] = {}
+        self.release: helm.Release | None = None
+        self.spec: dict[str, Any] | None = None  # the ClusterPolicy's spec
+        self.hashes: dict[str, Any] = {}
+        self.nodes: dict[str, Node] = {}
+        self.pods: list[WorkloadPod] = []
+        self.log: list[str] = []
+
+    # --- API objects --------------------------------------------------------------------------
+
+    def apply_configmap(self, name: str, data: dict[str, str]) -> None:
+        history = self.configmaps.setdefault(name, ConfigMapHistory())
+        if not history.versions or history.current != data:
+            history.versions.append((self.now, dict(data)))
+
+    def view(self, name: str, pod_started: float) -> dict[str, str] | None:
+        """What a pod that started at ``pod_started`` sees of ConfigMap ``name`` now (kubelet volume sync)."""
+        history = self.configmaps.get(name)
+        if history is None:
+            return None
+        return history.as_of(max(pod_started, self.now - VOLUME_SYNC_DELAY))
+
+    # --- the ClusterPolicy, from Helm or a patch ------------------------------------------------
+
+    def helm_upgrade(self, version: str, files: list[dict[str, Any]], *, reuse: bool, openapi_checked: bool) -> None:
+        if self.namespace not in self.namespaces:
+            raise SimulationError(f'helm: namespaces "{self.namespace}" not found (no --create-namespace)')
+        if self.release is not None and self.release.chart_version != version and openapi_checked:
+            # values.yaml: "upgrade CRD on chart upgrade, requires --disable-openapi-validation flag".
+            raise SimulationError("helm upgrade to a new chart version without --disable-openapi-validation")
+        defaults = chart_values(self.upstream, version)
+        self.release = helm.upgrade(self.release, version, defaults, files, reuse_values=reuse)
+        self.spec = clusterpolicy_spec(self.release.values, version)
+        self.reconcile()
+
+    def patch(self, patch: dict[str, Any]) -> None:
+        if self.spec is None:
+            raise SimulationError('clusterpolicies.nvidia.com "cluster-policy" not found')
+        self.spec = merge_patch(self.spec, patch.get("spec", {}))
+        self.reconcile()
+
+    def plugin_version(self) -> str:
+        assert self.spec is not None
+        return str(self.spec["devicePlugin"]["version"])
+
+    # --- Operator reconcile (§3) ---------------------------------------------------------------
+
+    def reconcile(self) -> None:
+        """Roll each operand DaemonSet whose rendered object changed (the Operator compares a hash of it:
+        gpu-operator@v25.3.3 controllers/object_controls.go:4326-4400; ConfigMap content is not part of it)."""
+        assert self.spec is not None
+        spec = self.spec
+        config = spec["devicePlugin"].get("config") or {}
+        hashes = {
+            # handleDevicePluginConfig (config name/default -> volumes, env), applyMIGConfiguration
+            # (MIG_STRATEGY), transformForRuntime (CDI env): object_controls.go:2497-2612, 2466-2477.
+            "device-plugin": (
+                spec["devicePlugin"]["version"],
+                config.get("name"),
+                config.get("default"),
+                spec["mig"]["strategy"],
+                repr(spec.get("cdi")),
+            ),
+            "gfd": (
+                spec["devicePlugin"]["version"],
+                config.get("name"),
+                config.get("default"),
+                spec["mig"]["strategy"],
+            ),
+            "mig-manager": (spec["migManager"]["version"], spec["migManager"]["config"].get("name")),
+            "driver": (spec["driver"].get("enabled"), spec["driver"].get("version")),
+        }
+        old = self.hashes
+        self.hashes = hashes
+        for node in self.nodes.values():
+            self._operator_labels(node)
+        if old.get("driver") not in (None, hashes["driver"]):
+            self._upgrade_drivers()
+        elif old.get("driver") is None:
+            for node in self.nodes.values():
+                node.labels[DRIVER_STATE_LABEL] = "upgrade-done"  # the upgrade controller's steady state
+        for node in self.nodes.values():
+            if old.get("device-plugin") != hashes["device-plugin"] or not node.dp.running:
+                self.start_operand(node, "dp")
+                self.start_operand(node, "mps")
+            if old.get("gfd") != hashes["gfd"] or not node.gfd.running:
+                self.start_operand(node, "gfd")
+            if node.facts.mig_capable and old.get("mig-manager") != hashes["mig-manager"]:
+                node.mig_started = True
+                self.mig_manager_start(node)
+        self.settle()
+
+    def join(self, node: Node) -> None:
+        """A node joins: the DaemonSet controller starts each operand on it (the Operator's DaemonSets
+        select GPU nodes), and the Operator labels it like any other (state_manager.go)."""
+        self.nodes[node.name] = node
+        if self.spec is None:
+            return
+        node.labels[DRIVER_STATE_LABEL] = "upgrade-done"
+        self._operator_labels(node)
+        for kind in ("dp", "gfd", "mps"):
+            self.start_operand(node, kind)
+        if node.facts.mig_capable:
+            node.mig_started = True
+            self.mig_manager_start(node)
+        self.settle()
+
+    def _operator_labels(self, node: Node) -> None:
+        """migManager.config.default all-disabled: a MIG-capable node without the label is labelled
+        all-disabled (gpu-operator@v25.3.3 controllers/state_manager.go:538-546)."""
+        assert self.spec is not None
+        default = self.spec["migManager"]["config"].get("default", "all-disabled")
+        if node.facts.mig_capable and not node.labels.get(MIG_LABEL) and default == "all-disabled":
+            self.set_labels(node, {MIG_LABEL: "all-disabled"})
+
+    def _upgrade_drivers(self) -> None:
+        """driver.upgradePolicy.autoUpgrade (chart default true): each node cordoned, drained, upgraded,
+        uncordoned; the state label ends upgrade-done. The driver restart restarts the operands."""
+        for node in self.nodes.values():
+            self.evict(node)
+            node.labels[DRIVER_STATE_LABEL] = "upgrade-done"
+            for kind in ("dp", "gfd", "mps"):
+                self.start_operand(node, kind)
+
+    # --- config-manager, device plugin, GFD, MPS daemon (§1, §2) ---------------------------------
+
+    def start_operand(self, node: Node, kind: str) -> None:
+        """A pod (re)starts: the config-manager init container resolves its config once.
+
+        k8s-device-plugin@v0.17.4 cmd/config-manager/main.go:334-392: a non-empty label must name an
+        existing file; no label: DEFAULT_CONFIG must exist; else the operator's FALLBACK_STRATEGIES=empty
+        gives no file. Any error exits 1: Init:CrashLoopBackOff, the plugin never starts. Before v0.20.0
+        an unlabelled node can block forever (main.go:104-114, fixed in ab05acef5).
+        """
+        assert self.spec is not None
+        pod = getattr(node, kind)
+        pod.started = self.now
+        pod.retry_at = None
+        pod.hang = False
+        pod.error = ""
+        if kind == "mps" and node.labels.get(MPS_CAPABLE_LABEL) != "true":
+            # The MPS daemon DaemonSet selects nvidia.com/mps.capable=true
+            # (gpu-operator@v25.3.3 assets/state-mps-control-daemon/0400_daemonset.yaml:19-21).
+            pod.running, pod.config, pod.key = False, None, None
+            return
+        if node.paused:
+            pod.running = False
+            return
+        config = self.spec["devicePlugin"].get("config") or {}
+        name = config.get("name")
+        if not name:
+            pod.running, pod.key, pod.config = True, "", {}
+            self._after_load(node, kind)
+            return
+        files = self.view(name, self.now)
+        if files is None:
+            pod.running, pod.error = False, f"configmap {name} not found (the volume is not optional)"
+            return
+        label = node.labels.get(DP_LABEL, "")
+        if not label and version_tuple(image_version(self.plugin_version())) < (0, 20, 0):
+            pod.running, pod.hang, pod.error = False, True, "config-manager blocked on an unlabelled node"
+            return
+        key = label or config.get("default") or ""
+        if key and key not in files:
+            pod.running, pod.error = False, f"specified config {key} does not exist"
+            return
+        pod.running, pod.key = True, key
+        pod.config = parse_config(files[key]) if key else {}
+        if pod.config is None:
+            pod.running, pod.error = False, f"config {key} does not parse"
+            return
+        self._after_load(node, kind)
+
+    def _after_load(self, node: Node, kind: str) -> None:
+        if kind == "gfd":
+            self.gfd_labels(node)
+
+    def on_device_plugin_label(self, node: Node) -> None:
+        """The config-manager sidecars watch only their node's label (main.go:256-293): on a change each
+        resolves the new key in its (synced) volume; found: symlink and SIGHUP, the process reloads;
+        missing: the sidecar exits 1 and the main container keeps its old config (§1 sidecar row)."""
+        for kind in ("dp", "gfd", "mps"):
+            pod = getattr(node, kind)
+            if pod.hang:
+                self.start_operand(node, kind)  # the blocked Get() returns on the label change
+                continue
+            if pod.running and pod.key is not None and pod.key != "":
+                self._sidecar(node, kind)
+
+    def _sidecar(self, node: Node, kind: str) -> None:
+        assert self.spec is not None
+        pod = getattr(node, kind)
+        config = self.spec["devicePlugin"].get("config") or {}
+        files = self.view(config.get("name", ""), pod.started) or {}
+        key = node.labels.get(DP_LABEL, "") or config.get("default") or ""
+        if key and key not in files:
+            pod.retry_at = self.now + SIDECAR_BACKOFF
+            pod.error = f"sidecar: specified config {key} does not exist"
+            return
+        pod.retry_at = None
+        if key == pod.key:
+            return  # "Already configured. Skipping update..." (main.go:295-332): no signal
+        pod.key = key
+        pod.config = parse_config(files[key]) if key else {}
+        self._after_load(node, kind)
+
+    def gfd_labels(self, node: Node) -> None:
+        """GFD labels from the config it loaded (k8s-device-plugin@v0.17.4 internal/lm/resource.go,
+        internal/lm/nvml.go:176-193): replicas, -SHARED when shared and not renamed, mps.capable."""
+        config = node.gfd.config or {}
+        sharing = config.get("sharing") or {}
+        block = sharing.get("timeSlicing") or sharing.get("mps") or {}
+        replicas = max((r.get("replicas", 1) for r in block.get("resources", [])), default=1)
+        labels = {
+            "nvidia.com/gpu.present": "true",
+            "nvidia.com/gpu.count": str(node.gpus),
+            "nvidia.com/gpu.replicas": "0" if node.mig_layout is not None else str(replicas),
+            "nvidia.com/gpu.product": node.facts.product_label
+            + ("-SHARED" if replicas > 1 and not block.get("renameByDefault") else ""),
+            MPS_CAPABLE_LABEL: "true" if "mps" in sharing else "false",
+        }
+        before = node.labels.get(MPS_CAPABLE_LABEL)
+        node.labels.update(labels)
+        if labels[MPS_CAPABLE_LABEL] != before:
+            self.start_operand(node, "mps")
+
+    def advertised(self, node: Node) -> dict[str, int]:
+        """What the node's device plugin serves (§2): nothing while it is down or paused; MIG devices
+        by MIG_STRATEGY (env over file: api/config/v1/config.go:41-55); shared GPUs x replicas, renamed
+        to .shared by renameByDefault (api/config/v1/replicas.go:206-210). MPS needs its daemon
+        (internal/plugin/server.go:126-131). Under single, mixed MIG profiles fail NewDeviceMap and the
+        plugin exits (internal/rm/device_map.go:88-100, FAIL_ON_INIT_ERROR)."""
+        assert self.spec is not None
+        if not node.dp.running or node.paused:
+            return {}
+        strategy = self.spec["mig"]["strategy"]
+        if node.mig_layout is not None:
+            if strategy == "single":
+                if len(node.mig_layout) != 1:
+                    return {}
+                return {GPU_RESOURCE: sum(node.mig_layout.values()) * node.gpus}
+            return {node.facts.profiles[p]: n * node.gpus for p, n in node.mig_layout.items()}
+        sharing = (node.dp.config or {}).get("sharing") or {}
+        if "mps" in sharing and not (node.mps.running and "mps" in ((node.mps.config or {}).get("sharing") or {})):
+            return {}
+        block = sharing.get("timeSlicing") or sharing.get("mps")
+        if not block:
+            return {GPU_RESOURCE: node.gpus}
+        replicas = block["resources"][0]["replicas"]
+        name = GPU_RESOURCE + (".shared" if block.get("renameByDefault") else "")
+        return {name: replicas * node.gpus}
+
+    def refresh_allocatable(self, node: Node) -> None:
+        """kubelet: a resource whose plugin is gone stays in capacity with allocatable 0 (PluginDisconnected)."""
+        served = self.advertised(node)
+        node.allocatable = {**{name: 0 for name in node.allocatable}, **served}
+
+    # --- mig-manager (§4) -----------------------------------------------------------------------
+
+    def mig_manager_start(self, node: Node) -> None:
+        """At start the informer's Add replays the current label (mig-parted@v0.12.3 main.go:406-435)."""
+        node.mig_done_at = None
+        node.mig_pod_started = self.now
+        value = node.labels.get(MIG_LABEL)
+        if value:
+            self.mig_reconfigure(node, value)
+
+    def on_mig_label(self, node: Node) -> None:
+        """Update fires only when the value changes; empty values do not wake the loop (main.go:96-113)."""
+        if node.mig_started and node.labels.get(MIG_LABEL):
+            node.mig_react_at = self.now + MIG_REACTION_SECONDS
+
+    def mig_reconfigure(self, node: Node, name: str) -> None:
+        """reconfigure-mig.sh (v0.12.3) / reconfigure.go (v0.15.0): a config missing from the mounted file
+        fails before anything is touched (:438-443); an applied one is success (:453-457); otherwise
+        pending, operands paused (:493-504), apply after their pods go, success or failed (:583-587)."""
+        assert self.spec is not None
+        configs = self._mig_configs(node)
+        if configs is None or name not in configs:
+            self._mig_state(node, "failed")
+            return
+        target = _mig_target(configs[name], node)
+        if target == "no match":
+            self._mig_state(node, "failed")
+            return
+        assert not isinstance(target, str)
+        if target == node.mig_layout:
+            self._mig_state(node, "success")
+            return
+        self._mig_state(node, "pending")
+        node.paused = True
+        node.mig_target = target
+        node.mig_done_at = self.now + MIG_RECONFIG_SECONDS
+        for kind in ("dp", "gfd", "mps"):
+            getattr(node, kind).running = False
+
+    def _mig_configs(self, node: Node) -> dict[str, Any] | None:
+        assert self.spec is not None
+        name = self.spec["migManager"]["config"].get("name") or "default-mig-parted-config"
+        if name == "default-mig-parted-config":
+            return {"all-disabled": [{"devices": "all", "mig-enabled": False}]}
+        files = self.view(name, node.mig_pod_started)
+        if files is None or "config.yaml" not in files:
+            return None
+        parsed = YAML(typ="safe", pure=True).load(files["config.yaml"])
+        configs: dict[str, Any] = parsed["mig-configs"]
+        return configs
+
+    def _mig_finish(self, node: Node) -> None:
+        busy = any(pod.node == node.name and _uses_gpu(pod.requests) for pod in self.pods)
+        node.mig_done_at = None
+        node.paused = False
+        if busy:
+            # NVML refuses to destroy instances in use (§4: "the caller must drain first").
+            self._mig_state(node, "failed")
+        else:
+            node.mig_layout = node.mig_target
+            self._mig_state(node, "success")
+        for kind in ("dp", "gfd", "mps"):
+            self.start_operand(node, kind)
+
+    def _mig_state(self, node: Node, state: str) -> None:
+        node.labels[MIG_STATE_LABEL] = state
+
+    # --- nodes and pods -------------------------------------------------------------------------
+
+    def set_labels(self, node: Node, changes: dict[str, str | None]) -> None:
+        before = dict(node.labels)
+        for key, value in changes.items():
+            if value is None:
+                node.labels.pop(key, None)
+            else:
+                node.labels[key] = value
+        if before.get(DP_LABEL) != node.labels.get(DP_LABEL) and self.spec is not None:
+            self.on_device_plugin_label(node)
+        if before.get(MIG_LABEL) != node.labels.get(MIG_LABEL) and self.spec is not None:
+            self.on_mig_label(node)
+
+    def evict(self, node: Node) -> None:
+        for pod in self.pods:
+            if pod.node == node.name:
+                pod.node = None
+
+    def schedule(self) -> None:
+        for pod in self.pods:
+            if pod.node is not None:
+                continue
+            for node in self.nodes.values():
+                if node.unschedulable or any(node.labels.get(k) != v for k, v in pod.selector.items()):
+                    continue
+                used = _used(self.pods, node.name)
+                if all(used.get(r, 0) + n <= node.allocatable.get(r, 0) for r, n in pod.requests.items()):
+                    pod.node = node.name
+                    break
+
+    def settle(self) -> None:
+        for node in self.nodes.values():
+            if node.mig_react_at is not None and self.now >= node.mig_react_at:
+                node.mig_react_at = None
+                value = node.labels.get(MIG_LABEL)
+                if value:
+                    self.mig_reconfigure(node, value)
+            if node.mig_done_at is not None and self.now >= node.mig_done_at:
+                self._mig_finish(node)
+            for kind in ("dp", "gfd", "mps"):
+                pod = getattr(node, kind)
+                if pod.retry_at is not None and self.now >= pod.retry_at:
+                    self._sidecar(node, kind)
+            if self.spec is not None:
+                self.refresh_allocatable(node)
+        self.schedule()
+
+    def advance(self, seconds: float) -> None:
+        end = self.now + seconds
+        while self.now < end:
+            self.now = min(end, self.now + TICK)
+            self.settle()
+
+
+def merge_patch(target: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """RFC 7386 JSON merge patch: null deletes, objects merge, anything else replaces; Helm's coalesce."""
+    return helm.coalesce(patch, target)
+
+
+def clusterpolicy_spec(values: dict[str, Any], version: str) -> dict[str, Any]:
+    """The fields of templates/clusterpolicy.yaml the model needs. devicePlugin.config is rendered only
+    when its name is set (gpu-operator@v25.3.3 templates/clusterpolicy.yaml:454-458); an empty
+    migManager.config.name means the default ConfigMap up to v25.x (CRD default) and dynamic generation
+    from v26.3 (object_controls.go:2069-2092), which the model reads as the default ConfigMap."""
+    plugin_config = values["devicePlugin"].get("config") or {}
+    mig_config = values["migManager"].get("config") or {}
+    spec: dict[str, Any] = {
+        "operator": {"version": version},
+        "cdi": dict(values.get("cdi") or {}),
+        "driver": {"enabled": values["driver"].get("enabled", True), "version": values["driver"].get("version")},
+        "toolkit": {"enabled": values["toolkit"].get("enabled", True)},
+        "mig": {"strategy": values["mig"]["strategy"]},
+        "devicePlugin": {"version": image_version(values["devicePlugin"]["version"])},
+        "migManager": {
+            "version": image_version(values["migManager"]["version"]),
+            "config": {"name": mig_config.get("name") or "", "default": mig_config.get("default", "all-disabled")},
+        },
+    }
+    if plugin_config.get("name"):
+        spec["devicePlugin"]["config"] = {"name": plugin_config["name"], "default": plugin_config.get("default", "")}
+    return spec
+
+
+def parse_config(text: str) -> dict[str, Any] | None:
+    """A device-plugin config file; anything but ``version: v1`` fails to load (api/config/v1/config.go:120-144)."""
+    data = YAML(typ="safe", pure=True).load(text)
+    if not isinstance(data, dict) or data.get("version") != "v1":
+        return None
+    return data
+
+
+def _mig_target(entries: list[dict[str, Any]], node: Node) -> dict[str, int] | str | None:
+    for entry in entries:
+        ids = [str(i).upper() for i in entry.get("device-filter", [])]
+        if ids and node.facts.pci_device_id.upper() not in ids:
+            continue
+        if not entry.get("mig-enabled"):
+            return None
+        return {str(k): int(v) for k, v in entry["mig-devices"].items()}
+    return "no match"
+
+
+def _uses_gpu(requests: dict[str, int]) -> bool:
+    return any(name.startswith("nvidia.com/") for name in requests)
+
+
+def _used(pods: list[WorkloadPod], node: str) -> dict[str, int]:
+    used: dict[str, int] = {}
+    for pod in pods:
+        if pod.node == node:
+            for name, count in pod.requests.items():
+                used[name] = used.get(name, 0) + count
+    return used

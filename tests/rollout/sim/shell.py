@@ -1,0 +1,306 @@
+"""Run a plan's commands as a shell would: the kubectl and helm subset gpustack-gen prints, and sleep.
+
+Each command is split with shlex and acted out on the model; ``A && B`` runs B only if A succeeds.
+Paths are read from the folder the plan was made for. A command outside the subset fails the run, so
+an unexpected command can never pass silently.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+
+from . import helm
+from .cluster import Cluster, SimulationError, WorkloadPod
+
+_DURATION = re.compile(r"^(\d+)([smh])$")
+
+
+def seconds(text: str) -> int:
+    match = _DURATION.match(text)
+    if match is None:
+        raise SimulationError(f"bad duration {text!r}")
+    return int(match.group(1)) * {"s": 1, "m": 60, "h": 3600}[match.group(2)]
+
+
+def load_documents(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise SimulationError(f"error: the path {str(path)!r} does not exist")
+    return [doc for doc in YAML(typ="safe", pure=True).load_all(path.read_text(encoding="utf-8")) if doc]
+
+
+def selector_matches(selector: str, labels: dict[str, str]) -> bool:
+    for term in selector.split(","):
+        if "!=" in term:
+            key, value = term.split("!=", 1)
+            if labels.get(key) == value:
+                return False
+        elif "=" in term:
+            key, value = term.split("=", 1)
+            if labels.get(key) != value:
+                return False
+        elif labels.get(term) is None:
+            return False
+    return True
+
+
+class Shell:
+    def __init__(self, cluster: Cluster, cwd: Path) -> None:
+        self.cluster = cluster
+        self.cwd = cwd
+        self.workloads: dict[str, dict[str, Any]] = {}  # namespace/name -> last applied fragment
+
+    def run(self, line: str) -> None:
+        for command in line.split(" && "):
+            self._run(shlex.split(command))
+        self.cluster.settle()
+
+    def check(self, line: str) -> None:
+        """A step's verify: waits and diffs must pass; listings are shown to a person, not checked."""
+        for command in line.split(" && "):
+            words = shlex.split(command)
+            if words[:2] in (["kubectl", "wait"], ["kubectl", "rollout"], ["kubectl", "diff"]):
+                self._run(words)
+        self.cluster.settle()
+
+    # --- dispatch -------------------------------------------------------------------------------
+
+    def _run(self, words: list[str]) -> None:
+        head = words[:2]
+        if words[0] == "sleep":
+            self.cluster.advance(int(words[1]))
+        elif head == ["kubectl", "apply"]:
+            self._apply(self._option(words, "-k"))
+        elif head == ["kubectl", "diff"]:
+            self._diff(self._option(words, "-k"))
+        elif head == ["kubectl", "patch"]:
+            (patch,) = load_documents(self.cwd / self._option(words, "--patch-file"))
+            self.cluster.patch(patch)
+        elif head == ["kubectl", "label"]:
+            self._label(words)
+        elif head == ["kubectl", "drain"]:
+            for node in self._nodes(self._option(words, "--selector")):
+                node.unschedulable = True
+                self.cluster.evict(node)
+        elif head == ["kubectl", "uncordon"]:
+            for node in self._nodes(self._option(words, "--selector")):
+                self._check_not_reconfiguring(node.name)
+                node.unschedulable = False
+        elif head == ["kubectl", "rollout"]:
+            self._rollout(words)
+        elif head == ["kubectl", "wait"]:
+            self._wait(words)
+        elif head == ["kubectl", "get"]:
+            self._get(words)
+        elif head == ["kubectl", "exec"]:
+            pass  # a look inside a pod, for a person
+        elif head == ["helm", "upgrade"]:
+            self._helm(words)
+        else:
+            raise SimulationError(f"the model cannot run {' '.join(words)!r}")
+
+    @staticmethod
+    def _option(words: list[str], name: str) -> str:
+        for index, word in enumerate(words):
+            if word == name:
+                return words[index + 1]
+            if word.startswith(name + "="):
+                return word.split("=", 1)[1]
+        raise SimulationError(f"{' '.join(words)}: missing {name}")
+
+    def _nodes(self, selector: str) -> list[Any]:
+        return [n for n in self.cluster.nodes.values() if selector_matches(selector, n.labels)]
+
+    def _check_not_reconfiguring(self, name: str) -> None:
+        node = self.cluster.nodes[name]
+        if node.mig_done_at is not None or node.mig_react_at is not None:
+            raise SimulationError(f"uncordon {name} while its MIG reconfiguration is still pending")
+
+    # --- kubectl --------------------------------------------------------------------------------
+
+    def _kustomization(self, folder: str) -> list[dict[str, Any]]:
+        root = self.cwd / folder
+        (kustomization,) = load_documents(root / "kustomization.yaml")
+        return [doc for name in kustomization["resources"] for doc in load_documents(root / name)]
+
+    def _apply(self, folder: str) -> None:
+        for document in self._kustomization(folder):
+            if document["kind"] == "Namespace":
+                self.cluster.namespaces.add(document["metadata"]["name"])
+            elif document["kind"] == "ConfigMap":
+                namespace = document["metadata"]["namespace"]
+                if namespace not in self.cluster.namespaces:
+                    raise SimulationError(f'namespaces "{namespace}" not found')
+                self.cluster.apply_configmap(document["metadata"]["name"], dict(document["data"]))
+            else:
+                raise SimulationError(f"unexpected kind {document['kind']} in {folder}")
+
+    def _diff(self, folder: str) -> None:
+        for document in self._kustomization(folder):
+            if document["kind"] == "ConfigMap":
+                history = self.cluster.configmaps.get(document["metadata"]["name"])
+                if history is None or history.current != dict(document["data"]):
+                    raise SimulationError(f"kubectl diff -k {folder}: ConfigMap {document['metadata']['name']} differs")
+
+    def _label(self, words: list[str]) -> None:
+        selector = self._option(words, "--selector")
+        changes: dict[str, str | None] = {}
+        for word in words[3:]:
+            if word.startswith("--"):
+                continue
+            if word == selector:
+                continue
+            if word.endswith("-") and "=" not in word:
+                changes[word[:-1]] = None
+            else:
+                key, value = word.split("=", 1)
+                changes[key] = value
+        for node in self._nodes(selector):
+            for key, value in changes.items():
+                if (
+                    value is not None
+                    and key in node.labels
+                    and node.labels[key] != value
+                    and "--overwrite" not in words
+                ):
+                    raise SimulationError(f"'{key}' already has a value ({node.labels[key]}), and --overwrite is false")
+            self.cluster.set_labels(node, changes)
+
+    def _rollout(self, words: list[str]) -> None:
+        verb = words[2]
+        resources = [w for w in words[3:] if "/" in w and not w.startswith("-")]
+        kinds = {
+            "daemonset/nvidia-device-plugin-daemonset": "dp",
+            "daemonset/gpu-feature-discovery": "gfd",
+            "daemonset/nvidia-device-plugin-mps-control-daemon": "mps",
+        }
+        if verb == "restart":
+            for resource in resources:
+                if resource not in kinds:
+                    raise SimulationError(f"the model cannot restart {resource}")
+                for node in self.cluster.nodes.values():
+                    self.cluster.start_operand(node, kinds[resource])
+            return
+        if verb != "status":
+            raise SimulationError(f"kubectl rollout {verb}")
+        timeout = seconds(self._option(words, "--timeout"))
+        (resource,) = resources
+        self._until(lambda: self._rolled_out(resource, kinds), timeout, f"rollout status {resource}")
+
+    def _rolled_out(self, resource: str, kinds: dict[str, str]) -> bool:
+        if resource in kinds:
+            kind = kinds[resource]
+            for node in self.cluster.nodes.values():
+                pod = getattr(node, kind)
+                if kind == "mps" and node.labels.get("nvidia.com/mps.capable") != "true":
+                    continue
+                if not pod.running or pod.retry_at is not None:
+                    return False
+            return True
+        return self.cluster.spec is not None  # the Operator, mig-manager and toolkit roll with the install
+
+    def _until(self, done: Any, timeout: int, what: str) -> None:
+        waited = 0
+        while not done():
+            if waited >= timeout:
+                raise SimulationError(f"timed out waiting for {what}")
+            self.cluster.advance(10)
+            waited += 10
+
+    def _wait(self, words: list[str]) -> None:
+        timeout = seconds(self._option(words, "--timeout"))
+        condition = self._option(words, "--for")
+        if condition == "delete":
+            # The plan asks the person to remove the node group now: the nodes go, with whatever runs there.
+            for node in self._nodes(self._option(words, "--selector")):
+                if not node.unschedulable or any(pod.node == node.name for pod in self.cluster.pods):
+                    raise SimulationError(f"node {node.name} removed with pods still running (drain it first)")
+                del self.cluster.nodes[node.name]
+            return
+        path, expected = _jsonpath_condition(condition)
+        if words[2].startswith("clusterpolicies"):
+            self._until(lambda: self._policy_ready(), timeout, "the ClusterPolicy to be ready")
+            return
+        nodes = self._nodes(self._option(words, "--selector"))
+        if not nodes:
+            raise SimulationError("error: no matching resources found")
+        shown = condition.removeprefix("jsonpath=").replace("{", "").replace("}", "")
+        self._until(lambda: all(_node_field(n, path) == expected for n in nodes), timeout, shown)
+
+    def _policy_ready(self) -> bool:
+        """ClusterPolicy ready: every operand pod is up (v25.3.3 checks NumberUnavailable==0 only)."""
+        for node in self.cluster.nodes.values():
+            if node.paused:
+                continue
+            if not node.dp.running or not node.gfd.running:
+                return False
+        return self.cluster.spec is not None
+
+    def _get(self, words: list[str]) -> None:
+        # The one get that is a check: "-o name" on nodes by label must list nothing before a prune.
+        if words[2] == "nodes" and "-o" in words and self._option(words, "-o") == "name":
+            found = self._nodes(self._option(words, "--selector"))
+            if found:
+                raise SimulationError(
+                    f"nodes still carry {self._option(words, '--selector')}: {[n.name for n in found]}"
+                )
+
+    # --- helm -----------------------------------------------------------------------------------
+
+    def _helm(self, words: list[str]) -> None:
+        files = [self.cwd / words[i + 1] for i, w in enumerate(words) if w in ("--values", "-f")]
+        chart = words[words.index("--install") + 2]
+        if chart == "nvidia/gpu-operator":
+            documents = [load_documents(f)[0] for f in files]
+            self.cluster.helm_upgrade(
+                self._option(words, "--version"),
+                documents,
+                reuse="--reuse-values" in words,
+                openapi_checked="--disable-openapi-validation" not in words,
+            )
+            return
+        self._workload(words, files)
+
+    def _workload(self, words: list[str], files: list[Path]) -> None:
+        """The service's own chart: its values are the fragment (the model has no chart of its own). With
+        --reuse-values Helm merges the old values under the new ones, limits key by key (helm coalesce)."""
+        fragment = files[-1]
+        namespace = self._option(words, "--namespace")
+        name = fragment.name.removesuffix(".yaml").split(".", 1)[1]
+        workload = f"{namespace}/{name}"
+        values = load_documents(fragment)[0]
+        if "--reuse-values" in words and workload in self.workloads:
+            values = helm.coalesce(values, self.workloads[workload])
+        self.deploy(workload, values)
+
+    def deploy(self, workload: str, values: dict[str, Any], replicas: int = 2) -> None:
+        """Replace the workload's pods with pods of its new fragment (a rolling update)."""
+        self.cluster.pods = [p for p in self.cluster.pods if p.workload != workload]
+        limits = {k: int(v) for k, v in values["resources"]["limits"].items()}
+        for _ in range(replicas):
+            self.cluster.pods.append(WorkloadPod(workload, limits, dict(values["nodeSelector"])))
+        self.workloads[workload] = values
+        self.cluster.schedule()
+
+
+def _jsonpath_condition(condition: str) -> tuple[str, str]:
+    match = re.match(r"^jsonpath=\{(.+)\}=(.*)$", condition)
+    if match is None:
+        raise SimulationError(f"bad --for {condition!r}")
+    return match.group(1).replace("\\.", "\x00"), match.group(2)
+
+
+def _node_field(node: Any, path: str) -> str | None:
+    parts = [p.replace("\x00", ".") for p in path.lstrip(".").split(".")]
+    if parts[:2] == ["metadata", "labels"]:
+        return node.labels.get(parts[2])  # type: ignore[no-any-return]
+    if parts[:2] == ["status", "allocatable"]:
+        value = node.allocatable.get(parts[2])
+        return None if value is None else str(value)
+    if parts == ["spec", "unschedulable"]:
+        return "true" if node.unschedulable else None
+    raise SimulationError(f"the model has no node field {path}")

@@ -1,0 +1,269 @@
+"""Replay a plan on the model and check the rollout invariants after every step (rollout.md §7).
+
+    report = Simulation(upstream, tmp_path, old_fleet, new_fleet, "prod").run()
+
+The cluster starts empty with the nodes of the old fleet's pools (and the new pools' nodes, unlabelled,
+as a node group created for them); the old fleet is installed by its own plan from nothing, then the
+change's plan runs. Invariants:
+
+1. no node label names a device-plugin key or MIG config missing from the ConfigMaps;
+2. no pool that has GPUs before and after advertises none between steps, unless all its nodes are drained;
+3. every step's command succeeds and its check passes;
+4. at the end: MIG nodes are ``success``, each pool's nodes advertise what the new capacity.yaml says,
+   each workload runs the new fragment and asks only for resources a node of its pool advertises, the
+   operands run the new chart's images and the ClusterPolicy holds the new settings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+
+from gpustack_gen import render
+from gpustack_gen.catalog import get_gpu
+from gpustack_gen.change import Action, Step, analyse
+from gpustack_gen.change.commands import Paths
+from gpustack_gen.model import Fleet
+
+from .cluster import (
+    DP_LABEL,
+    MIG_LABEL,
+    MIG_STATE_LABEL,
+    Cluster,
+    Node,
+    SimulationError,
+    image_version,
+    parse_config,
+)
+from .shell import Shell, load_documents
+from .upstream import chart_values, facts_for_product
+
+NODES_PER_POOL = 2  # enough to tell "one node" from "the pool"
+
+
+@dataclass
+class Report:
+    steps_run: int = 0
+    log: list[str] = field(default_factory=list)
+
+
+class Simulation:
+    def __init__(self, upstream: Path, workdir: Path, old: Fleet, new: Fleet, cluster: str) -> None:
+        self.upstream = upstream
+        self.workdir = workdir
+        self.name = cluster
+        self.old = old.cluster(cluster)
+        self.new = new.cluster(cluster)
+        assert self.old is not None and self.new is not None, "the model replays changes of a cluster on both sides"
+        render(old, [cluster]).write(workdir / "old-rendered")
+        render(new, [cluster]).write(workdir / "rendered")
+        self.cluster = Cluster(upstream, self.new.operator.namespace)
+        self.shell = Shell(self.cluster, workdir)
+        self.report = Report()
+        self._add_nodes()
+
+    # --- set-up ---------------------------------------------------------------------------------
+
+    def _pools(self, folder: str) -> list[dict[str, Any]]:
+        (labels,) = load_documents(self.workdir / folder / self.name / "node-labels.yaml")
+        (capacity,) = load_documents(self.workdir / folder / self.name / "capacity.yaml")
+        sizes = {p["name"]: p for p in capacity["pools"]}
+        return [{**pool, **sizes[pool["name"]]} for pool in labels["pools"]]
+
+    def _add_nodes(self) -> None:
+        """The old pools' nodes are there from the start; a new pool's nodes join when the plan creates its
+        node group (its label-nodes step), carrying the pool's selector labels."""
+        self.joining: dict[str, dict[str, Any]] = {}
+        old = {pool["name"] for pool in self._pools("old-rendered")}
+        for pool in self._pools("old-rendered"):
+            self._join(pool)
+        for pool in self._pools("rendered"):
+            if pool["name"] not in old and pool["nodes"] > 0:
+                self.joining[pool["name"]] = pool
+
+    def _join(self, pool: dict[str, Any]) -> None:
+        gpu = get_gpu(pool["gpu"])
+        assert gpu is not None
+        facts = facts_for_product(self.upstream, gpu.product_labels)
+        for index in range(min(pool["nodes"], NODES_PER_POOL)):
+            name = f"{pool['name']}-{index}"
+            self.cluster.join(Node(name, pool["name"], facts, pool["gpusPerNode"], dict(pool["nodeSelector"])))
+
+    def bootstrap(self) -> None:
+        """Install the old fleet from nothing with its own plan, and check it ends as its capacity says.
+
+        An Operator installed by something else (operator.install: external) is there before the plan,
+        with its chart's defaults; the plan patches it."""
+        if self.old.operator.install == "external":
+            self.cluster.namespaces.add(self.old.operator.namespace)
+            self.cluster.helm_upgrade(self.old.operator.release.version, [], reuse=False, openapi_checked=False)
+        install = analyse(None, self.old, Paths(rendered="old-rendered"))
+        for step in install.steps:
+            self._step(step, both=set())
+        self.cluster.advance(600)
+        self._check_end("old-rendered", self.old)
+
+    # --- running a plan -------------------------------------------------------------------------
+
+    def run(self, steps: Sequence[Step] | None = None) -> Report:
+        self.bootstrap()
+        if steps is None:
+            analysis = analyse(self.old, self.new, Paths(rendered="rendered"))
+            if analysis.errors:
+                raise SimulationError("; ".join(e.message for e in analysis.errors))
+            steps = analysis.steps
+        both = {p.name for p in self.new.pools if p.nodes > 0} & {p.name for p in self.old.pools if p.nodes > 0}
+        for step in steps:
+            self._step(step, both)
+        self.cluster.advance(600)
+        if self.joining:
+            raise SimulationError(f"end: no step creates the nodes of pool {', '.join(self.joining)}")
+        self._check_end("rendered", self.new)
+        return self.report
+
+    def _step(self, step: Step, both: set[str]) -> None:
+        where = f"step {self.report.steps_run + 1} ({step.action.value}: {step.command})"
+        if step.action is Action.LABEL_NODES and step.pool in self.joining:
+            self._join(self.joining.pop(step.pool))
+        try:
+            if step.command is None:
+                self._manual(step)
+            else:
+                self.shell.run(step.command)
+            if step.verify is not None:
+                self.shell.check(step.verify)
+            self._check_labels()
+            self._check_pools_advertise(both)
+        except SimulationError as error:
+            raise SimulationError(f"{where}: {error}") from None
+        self.report.steps_run += 1
+        self.report.log.append(where)
+
+    def _manual(self, step: Step) -> None:
+        """A step with no command says what a person does; the model does it as told."""
+        if step.action is not Action.UPDATE_WORKLOADS:
+            raise SimulationError(f"no command for {step.action.value}")
+        match = re.search(r"merge (\S+) into", step.reason)
+        assert match is not None, step.reason
+        path = self.workdir / match.group(1)
+        namespace, name = path.name.removesuffix(".yaml").split(".", 1)
+        self.shell.deploy(f"{namespace}/{name}", load_documents(path)[0])
+
+    # --- invariants -----------------------------------------------------------------------------
+
+    def _check_labels(self) -> None:
+        spec = self.cluster.spec
+        if spec is None:
+            return
+        config = spec["devicePlugin"].get("config") or {}
+        keys = self.cluster.configmaps[config["name"]].current if config.get("name") else {}
+        mig_name = spec["migManager"]["config"].get("name")
+        mig = self.cluster.configmaps.get(mig_name) if mig_name else None
+        mig_configs = YAML(typ="safe", pure=True).load(mig.current["config.yaml"])["mig-configs"] if mig else None
+        if config.get("default") and config["default"] not in keys:
+            raise SimulationError(f"devicePlugin.config.default {config['default']} is not in the ConfigMap")
+        for node in self.cluster.nodes.values():
+            key = node.labels.get(DP_LABEL)
+            if key and config.get("name") and key not in keys:
+                raise SimulationError(f"{node.name}: {DP_LABEL}={key} names a key the ConfigMap does not have")
+            value = node.labels.get(MIG_LABEL)
+            if value and mig_configs is not None and value not in mig_configs:
+                raise SimulationError(f"{node.name}: {MIG_LABEL}={value} names a config the ConfigMap does not have")
+
+    def _check_pools_advertise(self, pools: set[str]) -> None:
+        for pool in pools:
+            nodes = [n for n in self.cluster.nodes.values() if n.pool == pool and not n.unschedulable]
+            if nodes and not any(
+                count > 0 for n in nodes for name, count in n.allocatable.items() if name.startswith("nvidia.com/")
+            ):
+                raise SimulationError(f"pool {pool} advertises no GPU on its schedulable nodes")
+
+    def _check_end(self, folder: str, cluster: Any) -> None:
+        """What the cluster serves first, then what its workloads ask, then how it got there."""
+        root = self.workdir / folder / self.name
+        (capacity,) = load_documents(root / "capacity.yaml")
+        pools = {pool["name"]: pool for pool in capacity["pools"]}
+        for node in self.cluster.nodes.values():
+            pool = pools.get(node.pool)
+            if pool is None:
+                continue
+            served = {k: v for k, v in node.allocatable.items() if v > 0}
+            if served != pool["perNode"]:
+                raise SimulationError(f"end: {node.name} advertises {served}, capacity.yaml says {pool['perNode']}")
+            if node.facts.mig_capable and node.labels.get(MIG_STATE_LABEL) != "success":
+                raise SimulationError(f"end: {node.name} MIG state {node.labels.get(MIG_STATE_LABEL)}")
+            if node.unschedulable:
+                raise SimulationError(f"end: {node.name} is still cordoned")
+        for workload in cluster.workloads:
+            key = f"{workload.namespace}/{workload.name}"
+            values = self.shell.workloads.get(key)
+            if values is None:
+                raise SimulationError(f"end: {key} is not deployed")
+            for resource in values["resources"]["limits"]:
+                if not any(
+                    n.allocatable.get(resource, 0) > 0
+                    and all(n.labels.get(k) == v for k, v in values["nodeSelector"].items())
+                    for n in self.cluster.nodes.values()
+                ):
+                    raise SimulationError(f"end: no node of {key}'s pool advertises {resource}")
+            (fragment,) = load_documents(root / "workloads" / f"{workload.file_stem}.yaml")
+            if values != fragment:
+                raise SimulationError(f"end: {key} does not run its new values fragment")
+        for node in self.cluster.nodes.values():
+            if node.pool in pools:
+                self._check_loaded(node)
+        self._check_policy(root, cluster)
+
+    def _check_loaded(self, node: Node) -> None:
+        """The device plugin and GFD run the config the node's label names, as the ConfigMap has it now."""
+        spec = self.cluster.spec
+        assert spec is not None
+        config = spec["devicePlugin"].get("config") or {}
+        if not config.get("name"):
+            return
+        data = self.cluster.configmaps[config["name"]].current
+        key = node.labels.get(DP_LABEL) or config.get("default")
+        wanted = parse_config(data[key])
+        for kind, name in (("dp", "nvidia-device-plugin"), ("gfd", "gpu-feature-discovery")):
+            if getattr(node, kind).config != wanted:
+                raise SimulationError(f"end: {node.name} runs {name} with an old config of {key}")
+
+    def _check_policy(self, root: Path, cluster: Any) -> None:
+        spec = self.cluster.spec
+        assert spec is not None
+        version = cluster.operator.release.version
+        expected = image_version(chart_values(self.upstream, version)["devicePlugin"]["version"])
+        if spec["devicePlugin"]["version"] != expected:
+            raise SimulationError(
+                f"end: the device plugin runs {spec['devicePlugin']['version']}, {version} ships {expected}"
+            )
+        (patch,) = load_documents(root / "clusterpolicy-patch.yaml")
+        wanted = patch["spec"]
+        for path in (
+            "driver.enabled",
+            "driver.version",
+            "toolkit.enabled",
+            "mig.strategy",
+            "cdi.enabled",
+            "devicePlugin.config",
+        ):
+            if _lookup(wanted, path) is not _MISSING and _lookup(spec, path) != _lookup(wanted, path):
+                raise SimulationError(
+                    f"end: ClusterPolicy {path} is {_lookup(spec, path)!r}, the fleet says {_lookup(wanted, path)!r}"
+                )
+
+
+_MISSING = object()
+
+
+def _lookup(data: Any, path: str) -> Any:
+    for part in path.split("."):
+        if not isinstance(data, dict) or part not in data:
+            return _MISSING
+        data = data[part]
+    return data

@@ -1,0 +1,87 @@
+"""One folder per change kind (``tests/changes/<kind>/``): the plan and diff goldens, the plan replayed on
+the model of the upstream controllers, and the broken variant of the plan (``broken.yaml``: the order or
+commands the old diff printed) failing on the same model."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from golden import assert_golden
+from ruamel.yaml import YAML
+from sim.cluster import SimulationError
+from sim.simulator import Simulation
+
+from gpustack_gen import load_fleet
+from gpustack_gen.change import analyse
+from gpustack_gen.change.commands import Paths
+from gpustack_gen.diff import diff_fleets
+from gpustack_gen.diff.report import ReportContext as DiffContext
+from gpustack_gen.diff.report import render_text as diff_text
+from gpustack_gen.plan import plan_fleets
+from gpustack_gen.plan.report import render_json, render_markdown, render_text
+
+CHANGES = Path(__file__).resolve().parent.parent / "changes"
+KINDS = sorted(p.name for p in CHANGES.iterdir() if p.is_dir())
+
+
+def _fleets(kind: str):  # type: ignore[no-untyped-def]
+    folder = CHANGES / kind
+    return load_fleet(folder / "old.yaml", name="old.yaml"), load_fleet(folder / "new.yaml", name="new.yaml")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_plan_and_diff_goldens(kind: str) -> None:
+    old, new = _fleets(kind)
+    result = plan_fleets(old, new, rendered="rendered")
+    folder = CHANGES / kind
+    assert_golden(render_text(result), folder / "plan.txt")
+    assert_golden(render_json(result), folder / "plan.json")
+    assert_golden(render_markdown(result), folder / "plan.md")
+    assert_golden(
+        diff_text(diff_fleets(old, new), DiffContext(plan_command="gpustack-gen plan old.yaml new.yaml")),
+        folder / "diff.txt",
+    )
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_plan_keeps_gpus_alive_on_the_model(kind: str, upstream: Path, tmp_path: Path) -> None:
+    old, new = _fleets(kind)
+    if analyse(old.cluster("prod"), new.cluster("prod")).errors:
+        pytest.skip("the plan is refused; its broken variant runs it anyway")
+    report = Simulation(upstream, tmp_path, old, new, "prod").run()
+    assert report.steps_run > 0
+
+
+@pytest.mark.parametrize("kind", [k for k in KINDS if (CHANGES / k / "broken.yaml").is_file()])
+def test_the_broken_variant_fails_on_the_model(kind: str, upstream: Path, tmp_path: Path) -> None:
+    old, new = _fleets(kind)
+    broken = YAML(typ="safe", pure=True).load((CHANGES / kind / "broken.yaml").read_text(encoding="utf-8"))
+    steps = analyse(old.cluster("prod"), new.cluster("prod"), Paths(rendered="rendered")).steps
+    commands = broken.get("commands") or {}
+    reordered = [
+        dataclasses.replace(steps[n - 1], command=commands[n]) if n in commands else steps[n - 1]
+        for n in broken["steps"]
+    ]
+    with pytest.raises(SimulationError) as failure:
+        Simulation(upstream, tmp_path, old, new, "prod").run(reordered)
+    assert broken["error"] in str(failure.value)
+
+
+def test_a_relabel_that_keeps_the_old_state_lets_a_stale_success_pass(upstream: Path, tmp_path: Path) -> None:
+    """The old diff set the label without clearing nvidia.com/mig.config.state: the old ``success`` passes the
+    wait at once, and the nodes are uncordoned while the mig-manager is still repartitioning them."""
+    old, new = _fleets("mig-layout")
+    steps = analyse(old.cluster("prod"), new.cluster("prod"), Paths(rendered="rendered")).steps
+    by_action = [(s.action.value, s) for s in steps]
+    label = next(s for a, s in by_action if a == "label-nodes")
+    assert "nvidia.com/mig.config.state-" in (label.command or "")
+    stale = dataclasses.replace(
+        label, command="kubectl label nodes --selector pool=a100 nvidia.com/mig.config=custom-3g.20gbx2 --overwrite"
+    )
+    success = next(s for a, s in by_action if a == "wait" and "mig\\.config\\.state" in (s.command or ""))
+    uncordon = next(s for a, s in by_action if a == "uncordon")
+    broken = [steps[0], steps[1], steps[2], stale, success, uncordon]
+    with pytest.raises(SimulationError, match="while its MIG reconfiguration is still pending"):
+        Simulation(upstream, tmp_path, old, new, "prod").run(broken)
