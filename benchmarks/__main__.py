@@ -205,17 +205,25 @@ def validate_rows(result: dict[str, Any]) -> list[Row]:
     ]
 
 
-def diff_rows(result: dict[str, Any], renders: list[dict[str, Any]], big: int) -> list[Row]:
+COMPARISON_GOALS = {"diff": 1.5, "plan": 1.0}  # CPU time, in renders of the same fleet
+
+
+def comparison_rows(figure: str, result: dict[str, Any], renders: list[dict[str, Any]], big: int) -> list[Row]:
+    """``diff`` or ``plan`` of two fleets against one render of the same size."""
     n = result.get("clusters", "?")
-    name = f"diff 2 fleets x {n} clusters, 1% pools changed"
+    name = f"{figure} 2 fleets x {n} clusters, 1% pools changed"
+    goal = f"<= {COMPARISON_GOALS[figure]:g}x one render"
     if "error" in result:
         message = result["error"]
-        short = "n/a (diff not available)" if message.startswith("diff not available") else f"n/a ({message})"
-        return [(name, short, "-", "n/a", "<= 1.5x one render", "-")]
+        unavailable = message.startswith(f"{figure} not available")
+        return [(name, f"n/a ({figure} not available)" if unavailable else f"n/a ({message})", "-", "n/a", goal, "-")]
     same = [r for r in renders if r.get("clusters") == n and "error" not in r]
-    measured = f"diff {_s(result['wall']['median'])} (cpu {_s(result['cpu']['median'])}, {result['changed_pools']} pools changed)"
+    measured = (
+        f"{figure} {_s(result['wall']['median'])} (cpu {_s(result['cpu']['median'])}, "
+        f"{result['changed_pools']} pools changed)"
+    )
     if not same:
-        return [(name, measured, "no render figure at this size", "n/a", "<= 1.5x one render", "-")]
+        return [(name, measured, "no render figure at this size", "n/a", goal, "-")]
     render = same[0]["render"]["wall"]["median"]
     ratio = result["cpu"]["median"] / same[0]["render"]["cpu"]["median"]
     return [
@@ -224,8 +232,8 @@ def diff_rows(result: dict[str, Any], renders: list[dict[str, Any]], big: int) -
             measured,
             f"one render {_s(render)} (cpu {_s(same[0]['render']['cpu']['median'])})",
             f"{ratio:.2f}x",
-            "<= 1.5x one render",
-            _met(ratio <= 1.5) if n == big else "- (goal at 1000)",
+            goal,
+            _met(ratio <= COMPARISON_GOALS[figure]) if n == big else "- (goal at 1000)",
         )
     ]
 
@@ -327,8 +335,11 @@ def main(argv: list[str] | None = None) -> int:
         ],
         timeout=600,
     )
-    diff_size = max(sizes)
-    diffed = _worker(["diff", "--clusters", str(diff_size), "--reps", str(reps(diff_size))], timeout=900)
+    compare_size = max(sizes)
+    compared = {
+        figure: _worker([figure, "--clusters", str(compare_size), "--reps", str(reps(compare_size))], timeout=900)
+        for figure in COMPARISON_GOALS
+    }
     quick_write = ["--no-warm-up"] if args.quick else []  # the cold-start figure has written the .pyc files
     writes = [
         _worker(["write", "--clusters", str(n), "--reps", str(reps(n)), *quick_write], timeout=1800)
@@ -340,23 +351,21 @@ def main(argv: list[str] | None = None) -> int:
         *cold_rows(cold),
         *render_rows(renders, big),
         *validate_rows(validated),
-        *diff_rows(diffed, renders, big),
+        *(row for figure, result in compared.items() for row in comparison_rows(figure, result, renders, big)),
         *write_rows(writes),
     ]
     cores = os.cpu_count()
     print(
         f"machine: {cores} cores, Python {platform.python_version()} ({platform.machine()}, {platform.system()}); "
         f"CLI: {cold.get('cli', '?')}; floor: {cold.get('floor_command', '?')}; "
-        f"cold start: {runs} runs each, ratio of wall medians; library figures (render, load, validation, diff): "
+        f"cold start: {runs} runs each, ratio of wall medians; library figures (render, load, validation, diff, plan): "
         f"ratio of CPU-time medians (single-threaded, so other load on the machine does not skew it; "
         f"wall shown beside); write path: whole processes, ratio of wall medians; total {elapsed:.0f} s"
     )
     print(format_table(rows, args.markdown))
     if args.json:
         Path(args.json).write_text(
-            json.dumps(
-                {"cold": cold, "render": renders, "validate": validated, "diff": diffed, "write": writes}, indent=1
-            )
+            json.dumps({"cold": cold, "render": renders, "validate": validated, **compared, "write": writes}, indent=1)
         )
     failed = [row for row in rows if row[1].startswith("error:")]
     return 1 if failed else 0

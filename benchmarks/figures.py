@@ -4,6 +4,7 @@
     python -m benchmarks.figures render --clusters 100 --reps 3
     python -m benchmarks.figures validate --clusters 100 --reps 3 --kv-docs 20
     python -m benchmarks.figures diff --clusters 1000 --reps 1
+    python -m benchmarks.figures plan --clusters 1000 --reps 1
     python -m benchmarks.figures write --clusters 300 --reps 1 [--dir /path/on/the/disk/to/test]
     python -m benchmarks.figures profile --clusters 100 [--out render.prof]
 
@@ -333,15 +334,26 @@ def validation(clusters: int, reps: int, kv_docs: int) -> dict[str, Any]:
     return result
 
 
-# --- figure 4: diff -------------------------------------------------------------------------------------
+# --- figure 4: diff and plan ----------------------------------------------------------------------------
 
 
-def diff(clusters: int, reps: int) -> dict[str, Any]:
-    result: dict[str, Any] = {"figure": "diff", "clusters": clusters}
-    try:
+def _comparison(figure: str) -> Callable[[Any, Any], Any]:
+    if figure == "diff":
         from gpustack_gen.diff import diff_fleets
+
+        return diff_fleets
+    from gpustack_gen.plan import plan_fleets
+
+    return plan_fleets
+
+
+def compare_fleets(figure: str, clusters: int, reps: int) -> dict[str, Any]:
+    """``diff_fleets`` or ``plan_fleets`` of a fleet and a copy with 1% of its pools changed."""
+    result: dict[str, Any] = {"figure": figure, "clusters": clusters}
+    try:
+        compare = _comparison(figure)
     except ImportError as exc:
-        result["error"] = f"diff not available ({exc})"
+        result["error"] = f"{figure} not available ({exc})"
         return result
     from gpustack_gen import load_fleet
 
@@ -352,10 +364,10 @@ def diff(clusters: int, reps: int) -> dict[str, Any]:
     new_mapping, changed = perturb(old_mapping, 0.01)
     old, new = load_fleet(old_mapping), load_fleet(new_mapping)
     try:
-        diff_fleets(load_fleet(generate_fleet(1, seed=1)), load_fleet(generate_fleet(1, seed=2)))  # warm-up
-        wall, cpu, _ = _timed(lambda: diff_fleets(old, new), reps)
-    except Exception as exc:  # the diff is being built by someone else: report, do not crash the table
-        result["error"] = f"diff_fleets(old, new) failed: {type(exc).__name__}: {exc}"
+        compare(load_fleet(generate_fleet(1, seed=1)), load_fleet(generate_fleet(1, seed=2)))  # warm-up
+        wall, cpu, _ = _timed(lambda: compare(old, new), reps)
+    except Exception as exc:  # being built by someone else: report, do not crash the table
+        result["error"] = f"{compare.__name__}(old, new) failed: {type(exc).__name__}: {exc}"
         return result
     result.update({"changed_pools": changed, "reps": reps, "wall": wall, "cpu": cpu})
     return result
@@ -473,7 +485,7 @@ def main(argv: list[str] | None = None) -> None:
     sub = parser.add_subparsers(dest="figure", required=True)
     cold = sub.add_parser("cold", help="cold start of the CLI against the import floor")
     cold.add_argument("--runs", type=int, default=10)
-    for name in ("render", "validate", "diff", "write", "profile"):
+    for name in ("render", "validate", "diff", "plan", "write", "profile"):
         command = sub.add_parser(name)
         command.add_argument("--clusters", type=int, default=100)
         command.add_argument("--reps", type=int, default=3)
@@ -492,8 +504,8 @@ def main(argv: list[str] | None = None) -> None:
         result = render_throughput(args.clusters, args.reps)
     elif args.figure == "validate":
         result = validation(args.clusters, args.reps, args.kv_docs)
-    elif args.figure == "diff":
-        result = diff(args.clusters, args.reps)
+    elif args.figure in ("diff", "plan"):
+        result = compare_fleets(args.figure, args.clusters, args.reps)
     elif args.figure == "write":
         result = write_path(args.clusters, args.reps, args.dir, warm_up=not args.no_warm_up)
     else:
