@@ -58,7 +58,7 @@ def test_the_dra_example_on_1_32_renders_v1beta1_and_on_1_31_is_refused() -> Non
     fleet = load_fleet(text.replace('kubernetes: "1.34.2"', 'kubernetes: "1.32.4"'), name="fleet.yaml")
     assert any("--runtime-config=resource.k8s.io/v1beta1=true" in w.message for w in fleet.warnings)
     bundle = render(fleet)  # kubernetes-validate for 1.32 on every object
-    objects = [d for f in bundle if f.kind in ("dra-device-classes", "dra-claims") for d in f.documents]
+    objects = [d for f in bundle.values() if f.kind in ("dra-device-classes", "dra-claims") for d in f.documents]
     assert {d["apiVersion"] for d in objects} == {"resource.k8s.io/v1beta1"}
     request = next(d for d in objects if d["kind"] == "ResourceClaimTemplate")["spec"]["spec"]["devices"]["requests"][0]
     assert "exactly" not in request and request["deviceClassName"].endswith(".gpustack-gen.dev")

@@ -71,7 +71,7 @@ def test_fragments_claims_and_classes_hold_together(data: dict[str, Any]) -> Non
         return  # the checks' own tests cover refusals
     event("rendered")
     (cluster,) = fleet.clusters
-    files = {f.path.split("/", 1)[1]: f for f in render(fleet)}
+    files = {path.split("/", 1)[1]: f for path, f in render(fleet).items()}
     classes = {d["metadata"]["name"] for d in files["dra-device-classes.yaml"].documents}
     claims = {
         (d["metadata"]["namespace"], d["metadata"]["name"]): d

@@ -129,7 +129,9 @@ def test_cel_selectors_name_only_published_attributes(upstream: Path) -> None:
     chart_classes = upstream / "dra-driver" / "v0.4.1" / "deployments" / "helm" / "dra-driver-nvidia-gpu" / "templates"
     seen = 0
     fleets = [load_fleet(ROOT / "examples" / "dra" / "fleet.yaml"), load_fleet(SHARED_FLEET)]
-    classes = [doc for fleet in fleets for f in render(fleet) if f.kind == "dra-device-classes" for doc in f.documents]
+    classes = [
+        doc for fleet in fleets for f in render(fleet).values() if f.kind == "dra-device-classes" for doc in f.documents
+    ]
     for device_class in classes:
         (selector,) = device_class["spec"]["selectors"]
         expression = selector["cel"]["expression"]
