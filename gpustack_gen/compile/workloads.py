@@ -6,12 +6,13 @@ from typing import Any
 
 from ..model.fleet import Cluster, Workload
 from .artifact import Artifact
+from .backends import backend_of
 
 
 def workload_values(cluster: Cluster, workload: Workload) -> dict[str, Any]:
     pool = cluster.pool(workload.pool)
     assert pool is not None  # checked when the fleet was loaded
-    limits = {resource: str(count) for resource, count in cluster.workload_request(workload).items()}
+    limits = {resource: str(count) for resource, count in cluster.workload_limits(workload).items()}
     resources: dict[str, Any] = {"limits": limits}
     requests = {
         name: value for name, value in (("cpu", workload.cpu), ("memory", workload.memory)) if value is not None
@@ -39,6 +40,7 @@ def workload_fragment(cluster: Cluster, workload: Workload) -> Artifact:
     ]
     if pool.sharing.is_shared:
         notes.append(f"{pool.sharing.strategy}: no memory isolation from the other pods on the same GPU.")
+    notes += backend_of(cluster).workload_notes(cluster, workload)
     return Artifact(
         f"workloads/{workload.file_stem}.yaml",
         "workload-values",

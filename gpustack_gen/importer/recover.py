@@ -41,8 +41,11 @@ DEFAULT_MIG_CONFIGMAP = "default-mig-parted-config"
 MIG_CONFIG_KEY = "config.yaml"
 MIG_STRATEGY_LABEL = "nvidia.com/mig.strategy"
 
-# Values keys the fleet model owns (rendered into gpu-operator-values.yaml): the version-gate table.
-OWNED_KEYS = tuple(gate.path for gate in VALUES_KEYS)
+# Operands the fleet model relies on: ``enabled: true`` is what it assumes, so it is not a TODO.
+_REQUIRED_OPERANDS = ("devicePlugin.enabled", "gfd.enabled", "migManager.enabled", "nfd.enabled")
+# Values keys the fleet model owns (rendered into gpu-operator-values.yaml): the version-gate table, but for
+# the operand switches an import requires on (only another device backend, such as HAMi, turns one off).
+OWNED_KEYS = tuple(gate.path for gate in VALUES_KEYS if gate.path not in _REQUIRED_OPERANDS)
 # ClusterPolicy spec sections the model has a say in (the rest is listed as outside the model).
 _POLICY_SECTIONS = frozenset({"cdi", "driver", "toolkit", "mig", "devicePlugin", "migManager"})
 
@@ -141,8 +144,6 @@ _UNSET_EQUIVALENTS: dict[str, tuple[Any, ...]] = {
     "migManager.config.name": ("", DEFAULT_MIG_CONFIGMAP),
     "migManager.config.default": ("all-disabled",),
 }
-# Operands the fleet model relies on: ``enabled: true`` is what it assumes, so it is not a TODO.
-_REQUIRED_OPERANDS = ("devicePlugin.enabled", "gfd.enabled", "migManager.enabled", "nfd.enabled")
 
 
 def _normal(key: str, value: Any) -> Any:

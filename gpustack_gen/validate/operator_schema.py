@@ -93,6 +93,9 @@ KEY_DOCS: Mapping[str, KeyDoc] = {
     "devicePlugin": KeyDoc(
         "The NVIDIA device plugin DaemonSet (and GPU Feature Discovery, which shares its config).", _OBJECT
     ),
+    "devicePlugin.enabled": KeyDoc(
+        "Deploy the NVIDIA device plugin; false where another device plugin (HAMi's) advertises the GPUs.", _BOOL
+    ),
     "devicePlugin.config": KeyDoc("The device-plugin config ConfigMap to use.", _OBJECT),
     "devicePlugin.config.name": KeyDoc(
         "Name of a ConfigMap in the Operator namespace whose data keys are device-plugin configs.", _STRING

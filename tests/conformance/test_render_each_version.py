@@ -22,6 +22,7 @@ from gpustack_gen.versions import OPERATOR_VERSIONS, OperatorVersion
 EXAMPLE_LEAVES_OUT = {
     "driver.version": "the example keeps the driver the chart version ships",
     "devicePlugin.mps.root": "the example has no MPS pool (only the ClusterPolicy patch would carry it)",
+    "devicePlugin.enabled": "the example keeps the Operator's device plugin (backend hami turns it off)",
 }
 # Keys the patch writes out although the values leave them to the chart: a merge patch that omitted them
 # would keep what the live ClusterPolicy has.

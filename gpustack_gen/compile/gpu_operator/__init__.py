@@ -11,14 +11,26 @@ from typing import Any
 
 from ...catalog import ALL_DISABLED
 from ...model.backends.gpu_operator import NAME
-from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster
+from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool, Workload
 from ..artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP, Artifact
+from ..releases import ChartRelease
 from .config_names import config_names
 from .configmaps import device_plugin_configmap, mig_parted_configmap
 from .nodes import node_labels
 from .nodes import pool_labels as _pool_labels
 
-__all__ = ["MPS_ROOT", "NAME", "files", "objects", "operator_values", "patch_only", "pool_labels"]
+__all__ = [
+    "MPS_ROOT",
+    "NAME",
+    "capacity_details",
+    "files",
+    "objects",
+    "operator_values",
+    "patch_only",
+    "pool_labels",
+    "releases",
+    "workload_notes",
+]
 
 MPS_ROOT = "/run/nvidia/mps"
 
@@ -54,3 +66,16 @@ def files(cluster: Cluster) -> list[Artifact]:
 
 def pool_labels(cluster: Cluster) -> dict[str, dict[str, str]]:
     return _pool_labels(cluster, config_names(cluster))
+
+
+def releases(cluster: Cluster) -> tuple[ChartRelease, ...]:
+    """The device plugin comes with the Operator's own chart."""
+    return ()
+
+
+def workload_notes(cluster: Cluster, workload: Workload) -> tuple[str, ...]:
+    return ()
+
+
+def capacity_details(cluster: Cluster, pool: Pool) -> dict[str, Any]:
+    return {}
