@@ -19,6 +19,7 @@ from ..compile.artifact import (
 )
 from ..compile.gpu_operator.nodes import label_command
 from ..compile.operator import VALUES_FILE, helm_upgrade_command, patch_command
+from ..compile.releases import ChartRelease
 from ..model.fleet import Cluster, HelmRelease, Pool, Workload
 
 MIG_MANAGER_DAEMONSET = "daemonset/nvidia-mig-manager"
@@ -116,6 +117,38 @@ def operator_install(cluster: Cluster, paths: Paths) -> str:
         paths.rendered_file(cluster, VALUES_FILE),
         user_values=tuple(paths.from_fleet(p) for p in cluster.operator.values_files),
     )
+
+
+def release_upgrade(cluster: Cluster, release: ChartRelease, paths: Paths) -> str:
+    """A backend's own chart (HAMi), installed or upgraded with its rendered values file."""
+    return release.upgrade_command(paths.rendered_file(cluster, release.values_file))
+
+
+def release_uninstall(release: ChartRelease) -> str:
+    return release.uninstall_command()
+
+
+def release_rollout(release: ChartRelease, timeout: str = "10m") -> str:
+    return " && ".join(
+        f"kubectl rollout status -n {release.namespace} {resource} --timeout={timeout}" for resource in release.rollouts
+    )
+
+
+def restart_release(release: ChartRelease) -> str:
+    return f"kubectl rollout restart -n {release.namespace} {' '.join(release.rollouts)}"
+
+
+def release_gone(release: ChartRelease) -> str:
+    """Lists what is left of an uninstalled release's workloads: the step needs it to print none."""
+    return f"kubectl get -n {release.namespace} {' '.join(release.rollouts)} --ignore-not-found -o name"
+
+
+def wait_daemonset_deleted(cluster: Cluster, daemonset: str, timeout: str = "10m") -> str:
+    return f"kubectl wait --for=delete -n {cluster.operator.namespace} {daemonset} --timeout={timeout}"
+
+
+def delete_configmaps(cluster: Cluster, names: list[str]) -> str:
+    return f"kubectl delete configmap -n {cluster.operator.namespace} {' '.join(names)} --ignore-not-found"
 
 
 def wait_cluster_policy_ready(timeout: str = "20m") -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..compile.artifact import MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
+from ..compile.releases import ChartRelease
 from ..model.fleet import Cluster, Pool, Workload
 from . import commands
 from .context import ClusterChange
@@ -55,6 +56,19 @@ def operator(change: ClusterChange, reason: str, rule: str, *, new_chart_version
         commands.operator_update(new, change.paths, new_chart_version=new_chart_version),
         commands.wait_cluster_policy_ready(),
         f"{reason}: {how}",
+        None,
+        rule,
+        Phase.OPERATOR,
+    )
+
+
+def release(change: ClusterChange, cluster: Cluster, chart: ChartRelease, reason: str, rule: str) -> Step:
+    """Install or upgrade a backend's own chart with its whole values file, after the Operator's step."""
+    return Step(
+        Action.BACKEND,
+        commands.release_upgrade(cluster, chart, change.paths),
+        commands.release_rollout(chart),
+        f"{reason}: helm upgrade --install with the rendered values (never --reuse-values)",
         None,
         rule,
         Phase.OPERATOR,
@@ -134,7 +148,7 @@ def mig_success(pool: Pool, rule: str) -> Step:
 
 
 def allocatable(cluster: Cluster, pool: Pool, rule: str) -> Step:
-    per_node = cluster.resources_per_node(pool)
+    per_node = cluster.allocatable_per_node(pool)
     shown = ", ".join(f"{count} {resource}" for resource, count in sorted(per_node.items()))
     return Step(
         Action.WAIT,

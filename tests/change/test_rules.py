@@ -39,7 +39,31 @@ def _single(data: dict[str, Any]) -> None:
     prod(data)["mig"]["strategy"] = "single"  # the device plugin refuses MPS under mixed
 
 
+def _to_hami(data: dict[str, Any]) -> None:
+    """On HAMi: 4 vGPUs per T4, 3 GiB per api pod."""
+    prod(data)["backend"] = "hami"
+    pool(data, "t4")["sharing"] = {"strategy": "hami", "split": 4}
+    prod(data)["workloads"][0]["gpuMemory"] = "3Gi"
+
+
+def _hami(data: dict[str, Any]) -> None:
+    _single(data)
+    _to_hami(data)
+
+
 CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit | None]] = {
+    "backend-switch": (
+        _to_hami,
+        [("backend-switch", "disruptive", None), ("workload-values", "restart", None)],
+        ["drain", "operator", "wait", "backend", "label-nodes", "prune", "wait", "update-workloads", "uncordon"],
+        _single,
+    ),
+    "hami-settings": (
+        lambda d: pool(d, "t4")["sharing"].update(split=5),
+        [("hami-settings", "restart", None)],
+        ["backend", "restart-device-plugin", "wait"],
+        _hami,
+    ),
     "device-plugin-config": (
         _t4(replicas=5),
         [("device-plugin-config", "restart", None)],
