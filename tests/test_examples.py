@@ -5,19 +5,25 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+from ruamel.yaml import YAML
+
 from gpustack_gen import load_fleet, render
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples"
 
 
-def test_committed_output_matches_a_fresh_render() -> None:
-    fleet = load_fleet(EXAMPLE / "fleet.yaml", name="examples/fleet.yaml")
-    bundle = render(fleet)
+@pytest.mark.parametrize("folder", ["", "hami"])
+def test_committed_output_matches_a_fresh_render(folder: str) -> None:
+    """examples/fleet.yaml -> examples/rendered, examples/hami/fleet.yaml -> examples/hami/rendered."""
+    root = EXAMPLE / folder
+    name = "/".join(part for part in ("examples", folder, "fleet.yaml") if part)
+    bundle = render(load_fleet(root / "fleet.yaml", name=name))
     if os.environ.get("UPDATE_GOLDEN") == "1":
-        bundle.write(EXAMPLE / "rendered")
-    drift = bundle.drift(EXAMPLE / "rendered")
-    assert drift.clean, f"examples/rendered is out of date (UPDATE_GOLDEN=1 pytest tests/test_examples.py): {drift}"
-    committed = sorted(p.relative_to(EXAMPLE / "rendered").as_posix() for p in (EXAMPLE / "rendered").rglob("*.yaml"))
+        bundle.write(root / "rendered")
+    drift = bundle.drift(root / "rendered")
+    assert drift.clean, f"{root / 'rendered'} is out of date (UPDATE_GOLDEN=1 pytest tests/test_examples.py): {drift}"
+    committed = sorted(p.relative_to(root / "rendered").as_posix() for p in (root / "rendered").rglob("*.yaml"))
     assert committed == sorted(bundle.files)
 
 
@@ -45,3 +51,34 @@ def test_example_tells_the_story() -> None:
 def test_inference_api_asks_for_one_gpu() -> None:
     text = (EXAMPLE / "rendered" / "prod" / "workloads" / "ml.inference-api.yaml").read_text()
     assert 'nvidia.com/gpu: "1"' in text
+
+
+def test_the_hami_example_is_the_stage_cluster_on_hami() -> None:
+    """Same nodes, Operator and runtime as stage; HAMi with 5 vGPUs per T4 and 3 GiB per inference pod."""
+    stage = load_fleet(EXAMPLE / "fleet.yaml").cluster("stage")
+    hami = load_fleet(EXAMPLE / "hami" / "fleet.yaml").cluster("stage")
+    assert stage is not None and hami is not None
+    assert (hami.kubernetes, hami.container_runtime, hami.operator) == (
+        stage.kubernetes,
+        stage.container_runtime,
+        stage.operator,
+    )
+    ((before, after),) = zip(stage.pools, hami.pools, strict=True)
+    assert (after.gpu, after.nodes, after.node_selector) == (before.gpu, before.nodes, before.node_selector)
+    assert (hami.backend, after.sharing.strategy, after.sharing.split) == ("hami", "hami", 5)
+    (workload,) = hami.workloads
+    assert (workload.name, workload.replicas, workload.gpu_memory_mib) == ("inference-api", 2, 3072)
+
+
+def test_the_hami_example_renders_what_the_issue_asks() -> None:
+    rendered = EXAMPLE / "hami" / "rendered" / "stage"
+    yaml = YAML(typ="safe")
+    values = yaml.load((rendered / "hami-values.yaml").read_text())
+    assert (values["devicePlugin"]["deviceSplitCount"], values["devicePlugin"]["nvidiaNodeSelector"]) == (
+        5,
+        {"gpu": "on"},
+    )
+    assert yaml.load((rendered / "gpu-operator-values.yaml").read_text())["devicePlugin"] == {"enabled": False}
+    fragment = yaml.load((rendered / "workloads" / "ml.inference-api.yaml").read_text())
+    assert fragment["resources"]["limits"] == {"nvidia.com/gpu": "1", "nvidia.com/gpumem": "3072"}
+    assert not (rendered / "device-plugin-config.yaml").exists()
