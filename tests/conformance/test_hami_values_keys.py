@@ -102,7 +102,7 @@ def test_rendered_values_use_chart_keys_only(upstream: Path, release: HamiVersio
         for cluster in data["clusters"]:
             cluster.setdefault("hami", {})["version"] = release.version
         bundle = render(load_fleet(data))
-        for file in bundle:
+        for file in bundle.values():
             if file.kind == "hami-values":
                 (document,) = file.documents
                 written.update(leaves(document))
