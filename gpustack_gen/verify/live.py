@@ -8,6 +8,7 @@ readers as ``--from`` files (:mod:`gpustack_gen.k8s_state`). Imported only by ``
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from ..errors import FleetError, GpustackError, Problem
@@ -29,7 +30,6 @@ def read_live_state(namespace: str, *, kubeconfig: str | None = None, context: s
     objects the readers refuse.
     """
     from lightkube import ApiError, Client, ConfigError, KubeConfig
-    from lightkube.generic_resource import create_global_resource, create_namespaced_resource
 
     try:
         config = (KubeConfig.from_file(kubeconfig) if kubeconfig else KubeConfig.from_env()).get(context_name=context)
@@ -37,20 +37,12 @@ def read_live_state(namespace: str, *, kubeconfig: str | None = None, context: s
         raise LiveStateError(f"kubeconfig: {exc}") from None
     assert config is not None  # get() without a default raises instead
     source = f"context {config.context_name}"
-    # Generic resources: each item arrives as the API server's JSON, which the readers check, rather than
-    # through lightkube's typed models, which refuse an object over one field they do not expect.
-    lists: list[tuple[str, Any, str | None]] = [
-        ("nodes", create_global_resource("", "v1", "Node", "nodes"), None),
-        ("clusterpolicy", create_global_resource("nvidia.com", "v1", "ClusterPolicy", "clusterpolicies"), None),
-        ("configmaps", create_namespaced_resource("", "v1", "ConfigMap", "configmaps"), namespace),
-        ("operator", create_namespaced_resource("apps", "v1", "DaemonSet", "daemonsets"), namespace),
-        ("operator", create_namespaced_resource("", "v1", "Pod", "pods"), namespace),
-    ]
     kinds = {part.name: part.kinds for part in PARTS}
     problems: list[Problem] = []
     found: dict[str, list[Any]] = {}
     with Client(config=config) as client:
-        for part, resource, in_namespace in lists:
+        for part, resource, namespaced in _resources():
+            in_namespace = namespace if namespaced else None
             info = resource._api_info.resource
             kind = info.kind
             api_version = f"{info.group}/{info.version}" if info.group else info.version
@@ -80,6 +72,24 @@ def read_live_state(namespace: str, *, kubeconfig: str | None = None, context: s
         configmaps=tuple(found["configmaps"]),
         daemonsets=tuple(o for o in operator if isinstance(o, DaemonSet)),
         pods=tuple(o for o in operator if isinstance(o, Pod)),
+    )
+
+
+@functools.cache
+def _resources() -> tuple[tuple[str, Any, bool], ...]:
+    """(part, resource, namespaced) for each list, created once: lightkube registers each class for good.
+
+    Generic resources: each item arrives as the API server's JSON, which the readers check, rather than
+    through lightkube's typed models, which refuse a whole list over one field they do not expect.
+    """
+    from lightkube.generic_resource import create_global_resource, create_namespaced_resource
+
+    return (
+        ("nodes", create_global_resource("", "v1", "Node", "nodes"), False),
+        ("clusterpolicy", create_global_resource("nvidia.com", "v1", "ClusterPolicy", "clusterpolicies"), False),
+        ("configmaps", create_namespaced_resource("", "v1", "ConfigMap", "configmaps"), True),
+        ("operator", create_namespaced_resource("apps", "v1", "DaemonSet", "daemonsets"), True),
+        ("operator", create_namespaced_resource("", "v1", "Pod", "pods"), True),
     )
 
 

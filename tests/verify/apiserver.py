@@ -46,7 +46,9 @@ def _items(folder: Path, file: str, kind: str) -> list[dict[str, Any]] | None:
     return items
 
 
-def _handler(folder: Path, namespace: str, page: int, recorded: Recorded) -> type[BaseHTTPRequestHandler]:
+def _handler(
+    folder: Path, namespace: str, page: int, recorded: Recorded, forbidden: frozenset[str]
+) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
@@ -82,6 +84,9 @@ def _handler(folder: Path, namespace: str, page: int, recorded: Recorded) -> typ
                 self._status(404, "NotFound", f"the server could not find the requested resource ({url.path})")
                 return
             file, kind, _ = ROUTES[route]
+            if kind in forbidden:
+                self._status(403, "Forbidden", f'{kind.lower()}s is forbidden: User "viewer" cannot list resource')
+                return
             items = _items(folder, file, kind)
             if items is None:
                 self._status(404, "NotFound", "the server could not find the requested resource")
@@ -107,10 +112,12 @@ def _handler(folder: Path, namespace: str, page: int, recorded: Recorded) -> typ
 
 
 @contextmanager
-def api_server(folder: Path, namespace: str = "gpu-operator", page: int = 2) -> Iterator[tuple[str, Recorded]]:
-    """The server's URL and its request log, for the length of the ``with`` block."""
+def api_server(
+    folder: Path, namespace: str = "gpu-operator", page: int = 2, forbidden: frozenset[str] = frozenset()
+) -> Iterator[tuple[str, Recorded]]:
+    """The server's URL and its request log, for the length of the ``with`` block; ``forbidden`` kinds answer 403."""
     recorded = Recorded()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(folder, namespace, page, recorded))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(folder, namespace, page, recorded, forbidden))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -121,16 +128,17 @@ def api_server(folder: Path, namespace: str = "gpu-operator", page: int = 2) -> 
         thread.join(timeout=5)
 
 
-def write_kubeconfig(path: Path, server: str, context: str = "prod-admin") -> Path:
+def write_kubeconfig(path: Path, servers: dict[str, str], current: str) -> Path:
+    """A kubeconfig with one context per entry of ``servers`` (context name -> server URL)."""
     path.write_text(
         json.dumps(
             {
                 "apiVersion": "v1",
                 "kind": "Config",
-                "clusters": [{"name": "prod", "cluster": {"server": server}}],
+                "clusters": [{"name": name, "cluster": {"server": url}} for name, url in servers.items()],
                 "users": [{"name": "viewer", "user": {"token": "test-token"}}],
-                "contexts": [{"name": context, "context": {"cluster": "prod", "user": "viewer"}}],
-                "current-context": context,
+                "contexts": [{"name": name, "context": {"cluster": name, "user": "viewer"}} for name in servers],
+                "current-context": current,
             }
         ),
         encoding="utf-8",

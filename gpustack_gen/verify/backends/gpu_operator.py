@@ -47,6 +47,7 @@ PLUGIN = DEVICE_PLUGIN_DAEMONSET.removeprefix("daemonset/")
 DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 REPLICAS_LABEL = "nvidia.com/gpu.replicas"
 _MAX_CAUSES = 3
+_RUNTIME_NAMES = {"cri-o": "CRI-O", "containerd": "containerd"}
 
 
 def daemonsets(cluster: Cluster) -> tuple[str, ...]:
@@ -61,18 +62,18 @@ def unlabelled(view: NodeView, label: str) -> Fallback | None:
     """A node without the device-plugin label gets the ``any`` key; nothing stands in for the MIG label."""
     if label != DEVICE_PLUGIN_LABEL:
         return None
-    cluster = view.expected.cluster
-    names = config_names(cluster)
+    names = config_names(view.expected.cluster)
     pool = view.pool.pool
+    holds = names.default_sharing.describe()
     if names.device_plugin_configs[DEFAULT_DEVICE_PLUGIN_KEY] == names.device_plugin_configs[pool.name]:
-        text = f"covered by {DEFAULT_DEVICE_PLUGIN_KEY}, which holds the same config as {pool.name}"
-        if names.default_from is None or names.default_from != pool.name:
-            text += f" ({names.default_text(cluster)})"
-        return Fallback(Severity.WARNING, text + "; label it, so that a later change to the pool reaches it")
+        return Fallback(
+            Severity.WARNING,
+            f"covered by {DEFAULT_DEVICE_PLUGIN_KEY}, which holds the same config ({holds}); label it, so that a later "
+            "change to the pool reaches it",
+        )
     return Fallback(
         Severity.ERROR,
-        f"it gets {DEFAULT_DEVICE_PLUGIN_KEY}, {names.default_text(cluster)} ({names.default_sharing.describe()}), "
-        f"instead of {pool.name}'s {pool.sharing.describe()}",
+        f"it gets {DEFAULT_DEVICE_PLUGIN_KEY}, which holds {holds}, instead of {pool.name}'s {pool.sharing.describe()}",
     )
 
 
@@ -104,6 +105,11 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
                 f"kubectl -n {namespace} logs {pod.name} -c {main.name}"
             )
             runtime = None
+        if init is None and main is None and pod.ready:
+            seen.append(
+                f"pod {pod.name} runs and is ready, yet registers no device: its log says why; "
+                f"kubectl -n {namespace} logs {pod.name} -c nvidia-device-plugin"
+            )
     elif view.state.pods is not None:
         seen.append(
             f"the device plugin is not running on the node: no {PLUGIN} pod there; kubectl -n {namespace} describe "
@@ -248,17 +254,17 @@ def _cri_o_without_cdi(view: NodeView) -> bool:
 
 
 def _runtime_cause(view: NodeView) -> str:
-    runtime = _runtime(view)
+    runtime = _RUNTIME_NAMES.get(_runtime(view), _runtime(view))
     cdi, source = _cdi(view)
     symptoms = '"error executing hook" or "could not load NVML library" in its log'
-    if runtime == "cri-o" and not cdi:
+    if _runtime(view) == "cri-o" and not cdi:
         return (
             f"CRI-O without CDI (cdi.enabled false in the {source}): the toolkit's runtime hook is not in CRI-O's hooks "
             f"dir, so the plugin gets no driver ({symptoms}); enable CDI (operator.cdi in the fleet, then helm upgrade)"
         )
     if not cdi:
         return f"{runtime} without CDI: the nvidia runtime is not its default handler, so the plugin gets no driver ({symptoms})"
-    return f"the container runtime gives the plugin no driver ({symptoms}): check the toolkit pod on the node"
+    return f"{runtime} gives the plugin no driver ({symptoms}): check the toolkit pod on the node"
 
 
 def _config_key(view: NodeView) -> tuple[str | None, str]:
