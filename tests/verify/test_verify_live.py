@@ -97,7 +97,10 @@ def test_no_clusterpolicy_crd_is_a_finding(tmp_path: Path) -> None:
         kubeconfig = write_kubeconfig(tmp_path / "config", {"prod-admin": url}, "prod-admin")
         code, out, _ = run("verify", str(EXAMPLE), "--cluster", "prod", "--kubeconfig", str(kubeconfig))
     assert code == 1
-    assert "  error clusterpolicy: no ClusterPolicy: the GPU Operator is not installed (install it: helm upgrade" in out
+    assert (
+        "  error clusterpolicy: no ClusterPolicy: the GPU Operator is not installed (apply the render: helm upgrade"
+        in out
+    )
 
 
 def test_other_commands_and_verify_from_files_never_load_the_client() -> None:

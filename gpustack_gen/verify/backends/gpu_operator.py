@@ -258,9 +258,14 @@ def _runtime_cause(view: NodeView) -> str:
     cdi, source = _cdi(view)
     symptoms = '"error executing hook" or "could not load NVML library" in its log'
     if _runtime(view) == "cri-o" and not cdi:
+        fix = (
+            "the fleet enables CDI: apply the render (see clusterpolicy)"
+            if view.expected.cluster.operator.cdi_enabled
+            else "enable CDI in the fleet (operator.cdi.enabled), render it and apply it"
+        )
         return (
             f"CRI-O without CDI (cdi.enabled false in the {source}): the toolkit's runtime hook is not in CRI-O's hooks "
-            f"dir, so the plugin gets no driver ({symptoms}); enable CDI (operator.cdi in the fleet, then helm upgrade)"
+            f"dir, so the plugin gets no driver ({symptoms}); {fix}"
         )
     if not cdi:
         return f"{runtime} without CDI: the nvidia runtime is not its default handler, so the plugin gets no driver ({symptoms})"

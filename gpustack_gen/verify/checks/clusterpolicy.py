@@ -27,7 +27,7 @@ def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
     if not policies:
         yield Finding(
             ID, Severity.ERROR, "ClusterPolicy", "no ClusterPolicy: the GPU Operator is not installed", None, None,
-            "cluster-policy", None, f"install it: {_apply(expected)}",
+            "cluster-policy", None, _apply(expected),
         )  # fmt: skip
         return
     policy = policies[0]
@@ -48,8 +48,8 @@ def _apply(expected: Expected) -> str:
     cluster = expected.cluster
     folder = f"{expected.rendered}/{cluster.name}"
     if cluster.operator.install == "helm":
-        return f"{helm_upgrade_command(cluster, f'{folder}/gpu-operator-values.yaml')} (gpustack-gen plan orders it)"
-    return patch_command(f"{folder}/clusterpolicy-patch.yaml")
+        return f"apply the render: {helm_upgrade_command(cluster, f'{folder}/gpu-operator-values.yaml')}"
+    return f"apply the render: {patch_command(f'{folder}/clusterpolicy-patch.yaml')}"
 
 
 def _leaves(data: Any, path: str) -> Iterator[tuple[str, Any]]:
