@@ -211,9 +211,9 @@ def schema(kind: str, operator_version: str | None) -> None:
                 f"--operator-version applies to gpu-operator-values and clusterpolicy-spec, not {kind}"
             )
         if kind == "fleet":
-            from .model.intent import fleet_json_schema
+            from .init import fleet_schema_text
 
-            click.echo(json.dumps(fleet_json_schema(), indent=2, sort_keys=False))
+            click.echo(fleet_schema_text(), nl=False)
             return
         from .validate.schema_files import load_schema
 
@@ -489,7 +489,8 @@ def verify(
 @click.option(
     "--schema",
     "schema_ref",
-    help="What the yaml-language-server modeline names (default: the schema file installed with gpustack-gen).",
+    help="What the yaml-language-server modeline names. Default: fleet.schema.json, written beside OUT (the "
+    "schema file installed with gpustack-gen when OUT is -).",
 )
 @click.option("--out", "out_path", default="fleet.yaml", show_default=True, help="File to write; - prints it.")
 @click.option("--force", is_flag=True, help="Overwrite OUT if it exists.")
@@ -502,18 +503,29 @@ def init(
     out_path: str,
     force: bool,
 ) -> None:
-    """Write a commented starter fleet file: each --cluster with one node pool per --gpu."""
+    """Write a commented starter fleet file: each --cluster with one node pool per --gpu.
+
+    Beside it, fleet.schema.json (unless --schema names another), which its first line points editors at:
+    commit both, and the schema resolves offline on every machine that checks the repository out.
+    """
     from .emit.single_file import write_new_file
-    from .init import InitError, init_fleet_text
+    from .init import FLEET_SCHEMA, InitError, fleet_schema_text, init_fleet_text
 
     name = "fleet.yaml" if out_path == "-" else Path(out_path).name
+    beside = schema_ref is None and out_path != "-"
     try:
-        text = init_fleet_text(clusters, gpus, operator_version, schema=schema_ref, out_name=name)
+        text = init_fleet_text(
+            clusters, gpus, operator_version, schema=FLEET_SCHEMA if beside else schema_ref, out_name=name
+        )
     except InitError as exc:
         raise click.BadParameter(str(exc), param_hint=exc.option) from None
     if out_path == "-":
         click.echo(text, nl=False)
         return
+    schema_file = Path(out_path).parent / FLEET_SCHEMA
+    if beside and not (schema_file.is_file() and schema_file.read_text(encoding="utf-8") == fleet_schema_text()):
+        write_new_file(schema_file, fleet_schema_text(), force=force)
+        click.echo(f"{schema_file}: written (the fleet file's JSON Schema; regenerate with gpustack-gen schema)")
     write_new_file(Path(out_path), text, force=force)
     click.echo(f"{out_path}: written; check it with gpustack-gen validate {out_path}")
 

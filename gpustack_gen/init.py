@@ -109,6 +109,15 @@ def _pools(gpus: Sequence[str]) -> list[_Pool]:
     return pools
 
 
+def fleet_schema_text() -> str:
+    """The fleet file's JSON Schema as ``gpustack-gen schema`` prints it."""
+    import json
+
+    from .model.intent import fleet_json_schema
+
+    return json.dumps(fleet_json_schema(), indent=2, sort_keys=False) + "\n"
+
+
 def init_fleet_text(
     clusters: str | Sequence[str] = DEFAULT_CLUSTER,
     gpus: Sequence[str] = (),

@@ -51,7 +51,7 @@ def test_a_product_label_or_a_repeated_gpu_gives_one_pool_per_model() -> None:
 def test_defaults_and_the_modeline() -> None:
     text = init_fleet_text()
     first = text.splitlines()[0]
-    # The schema's $id is an address that may never resolve; the installed file always does, offline.
+    # Printed (--out -): the schema's $id is an address that may never resolve; the installed file does.
     installed = schema_path("fleet.schema.json")
     assert first == f"# yaml-language-server: $schema={installed.as_uri()}"
     assert json.loads(installed.read_text(encoding="utf-8")) == fleet_json_schema()
@@ -135,3 +135,20 @@ def test_cli_prints_with_dash_and_reports_bad_options(tmp_path: Path) -> None:
     assert bad.exit_code == 2
     assert "--gpu" in bad.output
     assert not (tmp_path / "f.yaml").exists()
+
+
+def test_init_writes_the_schema_beside_the_fleet_and_points_at_it(tmp_path: Path) -> None:
+    out = tmp_path / "gitops" / "fleet.yaml"
+    out.parent.mkdir()
+    first = CliRunner().invoke(main, ["init", "--out", str(out)])
+    again = CliRunner().invoke(main, ["init", "--out", str(tmp_path / "gitops" / "other.yaml")])
+
+    assert first.exit_code == 0 and again.exit_code == 0, (first.output, again.output)
+    # A relative modeline: it resolves offline wherever the repository is checked out.
+    assert out.read_text(encoding="utf-8").splitlines()[0] == "# yaml-language-server: $schema=fleet.schema.json"
+    schema = out.parent / "fleet.schema.json"
+    assert json.loads(schema.read_text(encoding="utf-8")) == fleet_json_schema()
+    assert "fleet.schema.json: written" not in again.output  # the same schema is left as it is
+    schema.write_text("{}\n", encoding="utf-8")
+    stale = CliRunner().invoke(main, ["init", "--out", str(tmp_path / "gitops" / "third.yaml")])
+    assert stale.exit_code == 2 and "fleet.schema.json already exists" in stale.output

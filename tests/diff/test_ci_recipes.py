@@ -125,7 +125,11 @@ def git(cwd: Path, *args: str) -> None:
 
 @pytest.fixture
 def pull_request(tmp_path: Path) -> Path:
-    """A shallow clone of a pull-request branch whose base branch is ``main``."""
+    """A shallow clone of a pull-request branch whose base branch is ``main``: five replicas on t4."""
+    return _pull_request(tmp_path, lambda d: pool(d, "t4")["sharing"].update(replicas=5))
+
+
+def _pull_request(tmp_path: Path, change: Any) -> Path:
     origin = tmp_path / "origin"
     origin.mkdir()
     git(origin, "init", "-q", "-b", "main")
@@ -136,7 +140,7 @@ def pull_request(tmp_path: Path) -> Path:
     git(origin, "add", ".")
     git(origin, "commit", "-q", "-m", "fleet")
     git(origin, "checkout", "-q", "-b", "more-replicas")
-    write_fleet(origin / "fleet.yaml", changed(lambda d: pool(d, "t4")["sharing"].update(replicas=5)))
+    write_fleet(origin / "fleet.yaml", changed(change))
     subprocess.run(
         [str(BIN / "gpustack-gen"), "render", "fleet.yaml", "--out", "rendered"], cwd=origin, env=env(), check=True
     )
@@ -150,7 +154,7 @@ def pull_request(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("script", "variables"),
     [
-        (github_script, {"BASE_REF": "main"}),
+        (github_script, {"BASE_REF": "main", "GITHUB_OUTPUT": "github-output.txt", "PLAN_STATUS": "0"}),
         (gitlab_script, {"CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"}),
     ],
     ids=["github-actions", "gitlab-ci"],
@@ -160,6 +164,7 @@ def test_ci_recipe_runs_in_a_shallow_clone(pull_request: Path, script: Any, vari
     assert "gpustack-gen validate" in commands
     assert "render" in commands and "--check" in commands
     assert "diff --base" in commands
+    assert "plan --base" in commands
 
     done = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", commands],
@@ -175,3 +180,40 @@ def test_ci_recipe_runs_in_a_shallow_clone(pull_request: Path, script: Any, vari
     assert markdown.startswith("<!-- gpustack-gen diff -->")
     assert "t4: nvidia.com/gpu 12 -&gt; 15" in markdown
     assert (pull_request / "gpustack-gen-diff.json").is_file()
+    comment = (pull_request / "gpustack-gen-comment.md").read_text(encoding="utf-8")
+    assert comment.startswith(markdown) and "<!-- gpustack-gen plan -->" in comment
+    assert "<pre><code>kubectl rollout restart -n gpu-operator" in comment
+
+
+@pytest.mark.skipif(GIT is None or shutil.which("bash") is None, reason="needs git and bash")
+@pytest.mark.parametrize(
+    ("script", "variables"),
+    [
+        (github_script, {"BASE_REF": "main", "GITHUB_OUTPUT": "github-output.txt", "PLAN_STATUS": "1"}),
+        (gitlab_script, {"CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"}),
+    ],
+    ids=["github-actions", "gitlab-ci"],
+)
+def test_ci_recipe_fails_a_change_that_cannot_be_rolled_out(
+    tmp_path: Path, script: Any, variables: dict[str, str]
+) -> None:
+    """A MIG layout change without the old config retired: the comment says what to add, the job fails."""
+
+    def mig(data: dict[str, Any]) -> None:
+        pool(data, "a100")["sharing"].update(layout={"3g.20gb": 2})
+        data["clusters"][0]["workloads"][1]["migProfile"] = "3g.20gb"
+
+    clone = _pull_request(tmp_path, mig)
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script()],
+        cwd=clone,
+        env=env(FLEET="fleet.yaml", OUT="rendered", **variables),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert done.returncode != 0
+    comment = (clone / "gpustack-gen-comment.md").read_text(encoding="utf-8")
+    assert "cannot be rolled out as written" in comment
+    assert "retired: {migConfigs:" in comment

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from sim.simulator import Simulation
 
 from gpustack_gen import FleetError, load_fleet
+from gpustack_gen.change import analyse
 from gpustack_gen.change.commands import Paths
 from gpustack_gen.change.context import ClusterChange
 from gpustack_gen.change.rules.retention import retired_entries
@@ -219,4 +220,9 @@ def test_any_plan_replays_without_breaking_an_invariant(
     if retired:
         _cluster(new_data)["retired"] = retired
         new = load_fleet(new_data)
+    analysis = analyse(old.clusters[0], new.clusters[0])
+    # One source: every step comes from a rule with a finding, and every finding's actions are in the plan.
+    step_rules = {rule for step in analysis.steps for rule in step.rule.split(",")}
+    assert step_rules <= {f.rule for f in analysis.findings}
+    assert {f.rule for f in analysis.findings if f.actions} <= step_rules
     Simulation(upstream, tmp_path_factory.mktemp("rollout"), old, new, "prod").run()
