@@ -21,6 +21,7 @@ NEEDS = ("nodes",)
 def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
     for pool in expected.pools:
         model = pool.pool.gpu
+        label = model.product_labels[0] if model.product_labels else model.id
         for node in observed.nodes_of(pool):
             product = node.labels.get(PRODUCT_LABEL)
             found = get_gpu(product) if product else None
@@ -31,10 +32,10 @@ def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
                 ID,
                 Severity.ERROR,
                 f"label {PRODUCT_LABEL}",
-                differs(f"label {PRODUCT_LABEL}", model.product_labels[0], product) + f" ({what}not {model.id})",
+                differs(f"label {PRODUCT_LABEL}", label, product) + f" ({what}not {model.id})",
                 pool.name,
                 node.name,
-                model.product_labels[0],
+                label,
                 product,
                 f"the pool's nodeSelector selects a node of another GPU model: narrow the selector, or set the pool's gpu to "
                 f"{found.id if found is not None else 'the model the node has'}",
