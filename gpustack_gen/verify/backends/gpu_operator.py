@@ -27,6 +27,7 @@ from ...compile.artifact import (
     DEVICE_PLUGIN_DAEMONSET,
     DEVICE_PLUGIN_LABEL,
     MIG_CONFIG_LABEL,
+    MIG_CONFIG_STATE_LABEL,
     device_plugin_daemonsets,
 )
 from ...compile.gpu_operator.config_names import config_names
@@ -93,7 +94,7 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
         init = _failing(pod, init=True)
         if init is not None:
             seen.append(
-                f"{_describe(init)} of pod {pod.name} fails: "
+                f"{_container_text(init)} of pod {pod.name} fails: "
                 + (missing_key or "the config label or the ConfigMap is wrong")
                 + f"; kubectl -n {namespace} logs {pod.name} -c {init.name}"
             )
@@ -101,7 +102,7 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
         main = _failing(pod, init=False)
         if main is not None:
             seen.append(
-                f"{_describe(main)} of pod {pod.name} crash-loops: {runtime}; "
+                f"{_container_text(main)} of pod {pod.name} crash-loops: {runtime}; "
                 f"kubectl -n {namespace} logs {pod.name} -c {main.name}"
             )
             runtime = None
@@ -154,8 +155,8 @@ def capacity_causes(view: NodeView, resource: str, actual: int) -> tuple[str, ..
         causes.append(
             f"the node has {gpus} GPUs (nvidia.com/gpu.count), the pool says gpusPerNode {pool.gpus_per_node}"
         )
-    if resource.startswith("nvidia.com/mig-") or (MIG_CONFIG_LABEL in view.pool.labels and resource == RESOURCE_GPU):
-        state = view.node.labels.get("nvidia.com/mig.config.state")
+    if pool.sharing.strategy == "mig":
+        state = view.node.labels.get(MIG_CONFIG_STATE_LABEL)
         causes.append(
             f"the node's MIG layout is not the pool's (nvidia.com/mig.config={view.node.labels.get(MIG_CONFIG_LABEL)}, "
             f"state {state}): see mig-state"
@@ -231,7 +232,7 @@ def _failing(pod: Pod, *, init: bool) -> ContainerState | None:
     return None
 
 
-def _describe(container: ContainerState) -> str:
+def _container_text(container: ContainerState) -> str:
     reasons = [r for r in (container.waiting, container.last_exit) if r]
     return f"container {container.name} ({', '.join(reasons)})"
 
