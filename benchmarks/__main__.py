@@ -1,8 +1,9 @@
 """``python -m benchmarks [--quick]``: run every figure, each in its own process, and print one table.
 
 Columns: figure, measured, floor, ratio (measured / floor, or floor / measured for "x faster"
-figures), goal, met?. The full run (1, 10, 100 and 1000 clusters) takes under 2 minutes on 2 cores;
-``--quick`` (1 and 10 clusters, one repetition) takes seconds and is what the smoke test runs.
+figures), goal, met?. The full run (1, 10, 100 and 1000 clusters; the write path at 100, 300 and 1000)
+takes about 6 minutes on 2 cores, most of it the write path's whole processes; ``--quick`` (1 and 10
+clusters, the write path at 10, one repetition) takes seconds and is what the smoke test runs.
 """
 
 from __future__ import annotations
@@ -204,17 +205,25 @@ def validate_rows(result: dict[str, Any]) -> list[Row]:
     ]
 
 
-def diff_rows(result: dict[str, Any], renders: list[dict[str, Any]], big: int) -> list[Row]:
+COMPARISON_GOALS = {"diff": 1.5, "plan": 1.0}  # CPU time, in renders of the same fleet
+
+
+def comparison_rows(figure: str, result: dict[str, Any], renders: list[dict[str, Any]], big: int) -> list[Row]:
+    """``diff`` or ``plan`` of two fleets against one render of the same size."""
     n = result.get("clusters", "?")
-    name = f"diff 2 fleets x {n} clusters, 1% pools changed"
+    name = f"{figure} 2 fleets x {n} clusters, 1% pools changed"
+    goal = f"<= {COMPARISON_GOALS[figure]:g}x one render"
     if "error" in result:
         message = result["error"]
-        short = "n/a (diff not available)" if message.startswith("diff not available") else f"n/a ({message})"
-        return [(name, short, "-", "n/a", "<= 1.5x one render", "-")]
+        unavailable = message.startswith(f"{figure} not available")
+        return [(name, f"n/a ({figure} not available)" if unavailable else f"n/a ({message})", "-", "n/a", goal, "-")]
     same = [r for r in renders if r.get("clusters") == n and "error" not in r]
-    measured = f"diff {_s(result['wall']['median'])} (cpu {_s(result['cpu']['median'])}, {result['changed_pools']} pools changed)"
+    measured = (
+        f"{figure} {_s(result['wall']['median'])} (cpu {_s(result['cpu']['median'])}, "
+        f"{result['changed_pools']} pools changed)"
+    )
     if not same:
-        return [(name, measured, "no render figure at this size", "n/a", "<= 1.5x one render", "-")]
+        return [(name, measured, "no render figure at this size", "n/a", goal, "-")]
     render = same[0]["render"]["wall"]["median"]
     ratio = result["cpu"]["median"] / same[0]["render"]["cpu"]["median"]
     return [
@@ -223,10 +232,50 @@ def diff_rows(result: dict[str, Any], renders: list[dict[str, Any]], big: int) -
             measured,
             f"one render {_s(render)} (cpu {_s(same[0]['render']['cpu']['median'])})",
             f"{ratio:.2f}x",
-            "<= 1.5x one render",
-            _met(ratio <= 1.5) if n == big else "- (goal at 1000)",
+            goal,
+            _met(ratio <= COMPARISON_GOALS[figure]) if n == big else "- (goal at 1000)",
         )
     ]
+
+
+WRITE_GOALS = (
+    ("fresh", "fresh render", 3.0),
+    ("unchanged", "re-render, nothing changed", 1.5),
+    ("changed", "re-render, one cluster changed", 1.5),
+)
+WRITE_JUDGED_AT = 300  # clusters
+
+
+def write_rows(results: list[dict[str, Any]]) -> list[Row]:
+    """Each way of writing against ``render --check`` of the same fleet: whole processes, wall time."""
+
+    def cell(figures: dict[str, Any]) -> str:
+        return (
+            f"{_s(figures['wall']['median'])} (user {_s(figures['user']['median'])}, "
+            f"sys {_s(figures['sys']['median'])})"
+        )
+
+    rows: list[Row] = []
+    for result in results:
+        n = result.get("clusters", "?")
+        error = _error_row(f"write {n} clusters", result)
+        if error:
+            rows.append(error)
+            continue
+        check = result["check"]
+        for case, label, goal in WRITE_GOALS:
+            ratio = result[case]["wall"]["median"] / check["wall"]["median"]
+            rows.append(
+                (
+                    f"write {n} clusters: {label} ({result['files']} files, {result['reps']} rep{'s' if result['reps'] != 1 else ''})",
+                    cell(result[case]),
+                    f"render --check {cell(check)}",
+                    f"{ratio:.2f}x",
+                    f"<= {goal:g}x",
+                    _met(ratio <= goal) if n == WRITE_JUDGED_AT else f"- (goal at {WRITE_JUDGED_AT})",
+                )
+            )
+    return rows
 
 
 def format_table(rows: list[Row], markdown: bool) -> str:
@@ -244,6 +293,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="1 and 10 clusters, one repetition (smoke test)")
     parser.add_argument("--sizes", type=int, nargs="+", help="fleet sizes in clusters (default 1 10 100 1000)")
+    parser.add_argument(
+        "--write-sizes",
+        type=int,
+        nargs="+",
+        help="fleet sizes for the write path (default 100 300 1000; 10 with --quick)",
+    )
     parser.add_argument("--reps", type=int, help="repetitions below 1000 clusters (default 5; 3 at 100)")
     parser.add_argument("--big-reps", type=int, default=1, help="repetitions at 1000 clusters (default 1)")
     parser.add_argument("--runs", type=int, help="cold-start runs per command (default 10; 3 with --quick)")
@@ -252,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     sizes = args.sizes or ([1, 10] if args.quick else [1, 10, 100, 1000])
+    write_sizes = args.write_sizes or ([10] if args.quick else [100, WRITE_JUDGED_AT, 1000])
     big = 1000
 
     def reps(n: int) -> int:
@@ -279,23 +335,37 @@ def main(argv: list[str] | None = None) -> int:
         ],
         timeout=600,
     )
-    diff_size = max(sizes)
-    diffed = _worker(["diff", "--clusters", str(diff_size), "--reps", str(reps(diff_size))], timeout=900)
+    compare_size = max(sizes)
+    compared = {
+        figure: _worker([figure, "--clusters", str(compare_size), "--reps", str(reps(compare_size))], timeout=900)
+        for figure in COMPARISON_GOALS
+    }
+    quick_write = ["--no-warm-up"] if args.quick else []  # the cold-start figure has written the .pyc files
+    writes = [
+        _worker(["write", "--clusters", str(n), "--reps", str(reps(n)), *quick_write], timeout=1800)
+        for n in write_sizes
+    ]
     elapsed = time.perf_counter() - started
 
-    rows = [*cold_rows(cold), *render_rows(renders, big), *validate_rows(validated), *diff_rows(diffed, renders, big)]
+    rows = [
+        *cold_rows(cold),
+        *render_rows(renders, big),
+        *validate_rows(validated),
+        *(row for figure, result in compared.items() for row in comparison_rows(figure, result, renders, big)),
+        *write_rows(writes),
+    ]
     cores = os.cpu_count()
     print(
         f"machine: {cores} cores, Python {platform.python_version()} ({platform.machine()}, {platform.system()}); "
         f"CLI: {cold.get('cli', '?')}; floor: {cold.get('floor_command', '?')}; "
-        f"cold start: {runs} runs each, ratio of wall medians; library figures (render, load, validation, diff): "
+        f"cold start: {runs} runs each, ratio of wall medians; library figures (render, load, validation, diff, plan): "
         f"ratio of CPU-time medians (single-threaded, so other load on the machine does not skew it; "
-        f"wall shown beside); total {elapsed:.0f} s"
+        f"wall shown beside); write path: whole processes, ratio of wall medians; total {elapsed:.0f} s"
     )
     print(format_table(rows, args.markdown))
     if args.json:
         Path(args.json).write_text(
-            json.dumps({"cold": cold, "render": renders, "validate": validated, "diff": diffed}, indent=1)
+            json.dumps({"cold": cold, "render": renders, "validate": validated, **compared, "write": writes}, indent=1)
         )
     failed = [row for row in rows if row[1].startswith("error:")]
     return 1 if failed else 0

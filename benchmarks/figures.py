@@ -4,25 +4,31 @@
     python -m benchmarks.figures render --clusters 100 --reps 3
     python -m benchmarks.figures validate --clusters 100 --reps 3 --kv-docs 20
     python -m benchmarks.figures diff --clusters 1000 --reps 1
+    python -m benchmarks.figures plan --clusters 1000 --reps 1
+    python -m benchmarks.figures write --clusters 300 --reps 1 [--dir /path/on/the/disk/to/test]
     python -m benchmarks.figures profile --clusters 100 [--out render.prof]
 
 ``python -m benchmarks`` runs them and prints the table. One process per figure (and per fleet size)
 keeps peak RSS (``ru_maxrss``) of one size from hiding in another's, and keeps caches honest.
 Library figures are in-process wall times (``time.perf_counter``) after one warm-up render of a
 one-cluster fleet, so one-time costs (imports, schema compilation) are not counted in them; the cold
-start figure counts exactly those, in whole processes.
+start figure counts exactly those, in whole processes. The write path is measured in whole processes
+too (``gpustack-gen render``), with user and system CPU apart: writing is mostly system time.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import gc
+import io
 import json
 import os
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -178,9 +184,9 @@ def render_throughput(clusters: int, reps: int) -> dict[str, Any]:
     load_wall, load_cpu, fleet = _timed(lambda: load_fleet(mapping), reps)
     render_wall, render_cpu, bundle = _timed(lambda: render(fleet), reps)
     peak = _peak_rss_bytes()  # generation + load + render; the floor below allocates little
-    documents = [document for rendered in bundle for document in rendered.documents]
-    files = len(bundle.files)
-    text_bytes = sum(len(rendered.text.encode()) for rendered in bundle)
+    documents = [document for rendered in bundle.values() for document in rendered.documents]
+    files = len(bundle)
+    text_bytes = sum(len(rendered.text.encode()) for rendered in bundle.values())
 
     def serialize() -> None:
         for document in documents:
@@ -231,7 +237,7 @@ def _configmaps(clusters: int) -> list[tuple[dict[str, Any], str, str, str]]:
     fleet = load_fleet(generate_fleet(clusters))
     by_name = {c.name: c for c in fleet.clusters}
     found = []
-    for rendered in render(fleet):
+    for rendered in render(fleet).values():
         if rendered.kind not in CONFIGMAP_KINDS:
             continue
         cluster = by_name[rendered.path.split("/", 1)[0]]
@@ -328,15 +334,26 @@ def validation(clusters: int, reps: int, kv_docs: int) -> dict[str, Any]:
     return result
 
 
-# --- figure 4: diff -------------------------------------------------------------------------------------
+# --- figure 4: diff and plan ----------------------------------------------------------------------------
 
 
-def diff(clusters: int, reps: int) -> dict[str, Any]:
-    result: dict[str, Any] = {"figure": "diff", "clusters": clusters}
-    try:
+def _comparison(figure: str) -> Callable[[Any, Any], Any]:
+    if figure == "diff":
         from gpustack_gen.diff import diff_fleets
+
+        return diff_fleets
+    from gpustack_gen.plan import plan_fleets
+
+    return plan_fleets
+
+
+def compare_fleets(figure: str, clusters: int, reps: int) -> dict[str, Any]:
+    """``diff_fleets`` or ``plan_fleets`` of a fleet and a copy with 1% of its pools changed."""
+    result: dict[str, Any] = {"figure": figure, "clusters": clusters}
+    try:
+        compare = _comparison(figure)
     except ImportError as exc:
-        result["error"] = f"diff not available ({exc})"
+        result["error"] = f"{figure} not available ({exc})"
         return result
     from gpustack_gen import load_fleet
 
@@ -347,13 +364,93 @@ def diff(clusters: int, reps: int) -> dict[str, Any]:
     new_mapping, changed = perturb(old_mapping, 0.01)
     old, new = load_fleet(old_mapping), load_fleet(new_mapping)
     try:
-        diff_fleets(load_fleet(generate_fleet(1, seed=1)), load_fleet(generate_fleet(1, seed=2)))  # warm-up
-        wall, cpu, _ = _timed(lambda: diff_fleets(old, new), reps)
-    except Exception as exc:  # the diff is being built by someone else: report, do not crash the table
-        result["error"] = f"diff_fleets(old, new) failed: {type(exc).__name__}: {exc}"
+        compare(load_fleet(generate_fleet(1, seed=1)), load_fleet(generate_fleet(1, seed=2)))  # warm-up
+        wall, cpu, _ = _timed(lambda: compare(old, new), reps)
+    except Exception as exc:  # being built by someone else: report, do not crash the table
+        result["error"] = f"{compare.__name__}(old, new) failed: {type(exc).__name__}: {exc}"
         return result
     result.update({"changed_pools": changed, "reps": reps, "wall": wall, "cpu": cpu})
     return result
+
+
+# --- figure 5: the write path --------------------------------------------------------------------------
+
+WRITE_CASES = ("check", "fresh", "unchanged", "changed")
+
+
+def _one_cluster_changed(fleet: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``fleet`` whose first cluster's first pool has one more node (more capacity stays valid)."""
+    changed = copy.deepcopy(fleet)
+    changed["clusters"][0]["nodePools"][0]["nodes"] += 1
+    return changed
+
+
+def _timed_process(argv: list[str], cwd: Path, expect: int = 0) -> dict[str, float]:
+    """Wall, user and system seconds of one process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != expect:
+        raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}: {done.stderr[-2000:]}")
+    return {"wall": wall, "user": after.ru_utime - before.ru_utime, "sys": after.ru_stime - before.ru_stime}
+
+
+def write_path(clusters: int, reps: int, where: str | None, warm_up: bool = True) -> dict[str, Any]:
+    """``gpustack-gen render FLEET --out OUT`` in whole processes, against ``render --check`` of an
+    up-to-date folder (the same load, compile, validation and reading of the folder, writing nothing):
+    a fresh render into a new folder, a re-render with nothing changed, and one after a one-cluster edit.
+
+    Each repetition renders into a folder of its own, and nothing is deleted until the end: on a file
+    system without a journal, ext4 passes over inodes freed in the last 30 seconds when it allocates
+    one, so deleting a large tree just before a timed run would slow that run's file creation down.
+    """
+    from ruamel.yaml import YAML
+
+    from .fleetgen import generate_fleet
+
+    cli, cli_label = cli_command()
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    mapping = generate_fleet(clusters)
+    samples: dict[str, list[dict[str, float]]] = {case: [] for case in WRITE_CASES}
+    with tempfile.TemporaryDirectory(prefix="gpustack-gen-write-", dir=where) as tmp:
+        root = Path(tmp)
+        fleet = root / "fleet.yaml"  # one name for both versions: every file's header names the fleet file
+        texts = []
+        for data in (mapping, _one_cluster_changed(mapping)):
+            stream = io.StringIO()
+            yaml.dump(data, stream)
+            texts.append(stream.getvalue())
+        original, edited = texts
+
+        def run(text: str, out: str, *extra: str) -> dict[str, float]:
+            fleet.write_text(text, encoding="utf-8")
+            return _timed_process([*cli, "render", fleet.name, "--out", out, *extra], root)
+
+        if warm_up:
+            run(original, "warm-up")  # .pyc files, the page cache
+        for rep in range(reps):
+            out = f"rendered-{rep}"
+            samples["fresh"].append(run(original, out))
+            samples["unchanged"].append(run(original, out))
+            samples["check"].append(run(original, out, "--check"))
+            samples["changed"].append(run(edited, out))
+        files = [p for p in (root / "rendered-0").rglob("*") if p.is_file()]
+        size = sum(p.stat().st_size for p in files)
+    return {
+        "figure": "write",
+        "clusters": clusters,
+        "cli": cli_label,
+        "files": len(files),
+        "bytes": size,
+        "reps": reps,
+        **{
+            case: {part: _stats([s[part] for s in runs]) for part in ("wall", "user", "sys")}
+            for case, runs in samples.items()
+        },
+    }
 
 
 # --- profiles -------------------------------------------------------------------------------------------
@@ -388,10 +485,13 @@ def main(argv: list[str] | None = None) -> None:
     sub = parser.add_subparsers(dest="figure", required=True)
     cold = sub.add_parser("cold", help="cold start of the CLI against the import floor")
     cold.add_argument("--runs", type=int, default=10)
-    for name in ("render", "validate", "diff", "profile"):
+    for name in ("render", "validate", "diff", "plan", "write", "profile"):
         command = sub.add_parser(name)
         command.add_argument("--clusters", type=int, default=100)
         command.add_argument("--reps", type=int, default=3)
+        if name == "write":
+            command.add_argument("--dir", help="the folder to write in (default: the system's temporary folder)")
+            command.add_argument("--no-warm-up", action="store_true", help="no untimed render first (smoke runs)")
         if name == "validate":
             command.add_argument("--kv-docs", type=int, default=20, help="ConfigMaps given to kubernetes-validate")
         if name == "profile":
@@ -404,8 +504,10 @@ def main(argv: list[str] | None = None) -> None:
         result = render_throughput(args.clusters, args.reps)
     elif args.figure == "validate":
         result = validation(args.clusters, args.reps, args.kv_docs)
-    elif args.figure == "diff":
-        result = diff(args.clusters, args.reps)
+    elif args.figure in ("diff", "plan"):
+        result = compare_fleets(args.figure, args.clusters, args.reps)
+    elif args.figure == "write":
+        result = write_path(args.clusters, args.reps, args.dir, warm_up=not args.no_warm_up)
     else:
         profile_render(args.clusters, args.out, args.top)
         return

@@ -32,11 +32,16 @@ FIGURE_ROWS = (
     "peak RSS at 10 clusters",
     "validation per ConfigMap",
     "diff 2 fleets x 10 clusters",
+    "plan 2 fleets x 10 clusters",
+    "write 10 clusters: fresh render",
+    "write 10 clusters: re-render, nothing changed",
+    "write 10 clusters: re-render, one cluster changed",
 )
 # Rows that may say n/a instead of a ratio, and why.
 OPTIONAL = {
     "validation per ConfigMap": "n/a (kubernetes-validate not installed)",
     "diff 2 fleets x 10 clusters": "n/a (diff not available)",
+    "plan 2 fleets x 10 clusters": "n/a (plan not available)",
 }
 RATIO = re.compile(r"^\d+(\.\d+)?x?( faster)?$")
 

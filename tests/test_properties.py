@@ -245,7 +245,7 @@ def test_every_valid_fleet_renders_to_files_that_read_back_as_their_data(mapping
     assert bundle.files
     yaml = YAML(typ="safe", pure=True)
     by_cluster: dict[str, list[Artifact]] = {}
-    for rendered in bundle:
+    for rendered in bundle.values():
         loaded = list(yaml.load_all(rendered.text))
         assert len(loaded) == len(rendered.documents), rendered.path
         for document, back in zip(rendered.documents, loaded, strict=True):
@@ -265,7 +265,7 @@ def test_every_valid_fleet_renders_to_files_that_read_back_as_their_data(mapping
 def test_render_is_deterministic_and_render_then_check_is_clean(mapping: dict[str, Any]) -> None:
     first = render(load_fleet(mapping))
     second = render(load_fleet(mapping))
-    assert [(f.path, f.text.encode()) for f in first] == [(f.path, f.text.encode()) for f in second]
+    assert [(p, f.text.encode()) for p, f in first.items()] == [(p, f.text.encode()) for p, f in second.items()]
     with tempfile.TemporaryDirectory() as tmp:
         out = f"{tmp}/out"
         summary = first.write(out)

@@ -1,11 +1,15 @@
-"""The README's promises: its two set-up commands, the CI command, and the error output it shows."""
+"""The README's promises: its two set-up commands, the CI command, the output it shows and its Python session."""
 
 from __future__ import annotations
 
+import doctest
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -50,6 +54,22 @@ def test_diff_example_is_real_output() -> None:
     assert shown is not None
     golden = (ROOT / "tests" / "diff" / "golden" / "example.txt").read_text(encoding="utf-8")
     assert golden.startswith(shown.group(1) + "\n")
+
+
+def test_python_session_is_real_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's ``pycon`` session, run with doctest from a folder that holds the bundled example."""
+    shown = re.search(r"```pycon\n(.*?)```", README, re.S)
+    assert shown is not None
+    (tmp_path / "examples").mkdir()
+    shutil.copy(ROOT / "examples" / "fleet.yaml", tmp_path / "examples" / "fleet.yaml")
+    monkeypatch.chdir(tmp_path)
+    session = doctest.DocTestParser().get_doctest(shown.group(1), {}, "README.md", "README.md", 0)
+    report: list[str] = []
+    runner = doctest.DocTestRunner()
+    runner.run(session, out=report.append)
+    assert runner.failures == 0, "".join(report)
+    assert runner.tries == len(session.examples) >= 10
+    assert (tmp_path / "rendered" / "prod" / "capacity.yaml").is_file()
 
 
 def test_intent_file_example_loads_and_every_sharing_entry_is_used() -> None:

@@ -438,7 +438,7 @@ def _conformance_fleets() -> Iterator[tuple[str, dict[str, Any]]]:
 
 def _wrapper_documents() -> Iterator[tuple[str, dict[str, Any]]]:
     for label, data in _conformance_fleets():
-        for rendered in render(load_fleet(data)):
+        for rendered in render(load_fleet(data)).values():
             if rendered.kind in ("argocd-application", "flux-helmrelease"):
                 for document in _yaml().load_all(rendered.text):  # the written text, not the data
                     yield f"{label}:{rendered.path}", document
@@ -550,7 +550,7 @@ def test_wrappers_and_values_never_disagree(data: dict[str, Any], wrap: list[str
         values = yaml.load(bundle.files[f"{cluster.name}/gpu-operator-values.yaml"].text)
         pinned: list[str] = []
         carried: list[Any] = []
-        for rendered in bundle:
+        for rendered in bundle.values():
             if not rendered.path.startswith(f"{cluster.name}/"):
                 continue
             for document in yaml.load_all(rendered.text):

@@ -34,7 +34,7 @@ def render_example(target: OperatorVersion) -> Bundle:
 
 def keys_of_kind(bundle: Bundle, kind: str) -> set[str]:
     keys: set[str] = set()
-    documents: list[dict[str, Any]] = [doc for f in bundle if f.kind == kind for doc in f.documents]
+    documents: list[dict[str, Any]] = [doc for f in bundle.values() if f.kind == kind for doc in f.documents]
     assert len(documents) == 3, f"one {kind} document per example cluster"
     for document in documents:
         body = document["spec"] if kind == "clusterpolicy-patch" else document

@@ -318,7 +318,7 @@ def test_every_document_of_generated_fleets_takes_the_fast_writer(clusters: int,
 
     bundle = render(load_fleet(generate_fleet(clusters, seed=seed)))
     checked = 0
-    for rendered in bundle:
+    for rendered in bundle.values():
         for document in rendered.documents:
             for part in _with_embedded(document):
                 data = part.data if isinstance(part, EmbeddedYaml) else part
