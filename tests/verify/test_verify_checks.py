@@ -11,6 +11,7 @@ from verify_helpers import EXAMPLE, Files, cluster, item, node, set_advertised, 
 
 from gpustack_gen import load_fleet
 from gpustack_gen.errors import ExitCode, Severity
+from gpustack_gen.model.fleet import Cluster
 from gpustack_gen.verify import verify_cluster
 from gpustack_gen.verify.checks import CHECK_IDS, CHECKS, get
 
@@ -204,16 +205,20 @@ def test_an_unlabelled_node_that_any_covers_is_a_warning(tmp_path: Path) -> None
     assert result.exit_code is ExitCode.OK
 
 
-def test_an_unlabelled_node_that_any_gives_whole_gpus_is_an_error(tmp_path: Path) -> None:
-    # With a second pool of another config, `any` holds whole GPUs: an unlabelled T4 node is not shared.
-    text = EXAMPLE.read_text(encoding="utf-8").replace(
-        "        nodeSelector: {node.kubernetes.io/instance-type: gpu-t4}\n",
-        "        nodeSelector: {node.kubernetes.io/instance-type: gpu-t4}\n"
-        "      - {name: l4, gpu: l4, nodes: 0, gpusPerNode: 1, nodeSelector: {node.kubernetes.io/instance-type: gpu-l4}}\n",
-        1,
-    )
+def _prod_with(pool: str) -> Cluster:
+    """examples/fleet.yaml's prod with one more pool (a flow mapping) after its t4 pool."""
+    selector = "        nodeSelector: {node.kubernetes.io/instance-type: gpu-t4}\n"
+    text = EXAMPLE.read_text(encoding="utf-8").replace(selector, f"{selector}      - {pool}\n", 1)
     prod = load_fleet(text, name="fleet.yaml").cluster("prod")
     assert prod is not None
+    return prod
+
+
+def test_an_unlabelled_node_that_any_gives_whole_gpus_is_an_error(tmp_path: Path) -> None:
+    # With a second pool of another config, `any` holds whole GPUs: an unlabelled T4 node is not shared.
+    prod = _prod_with(
+        "{name: l4, gpu: l4, nodes: 0, gpusPerNode: 1, nodeSelector: {node.kubernetes.io/instance-type: gpu-l4}}"
+    )
     observed = state("prod-healthy", tmp_path / "state", _label("gpu-t4-a", "nvidia.com/device-plugin.config", None))
     result = verify_cluster(prod, observed, fleet_label="fleet.yaml")
     labels = [f for f in result.findings if f.check == "label-mismatch"]
@@ -222,14 +227,9 @@ def test_an_unlabelled_node_that_any_gives_whole_gpus_is_an_error(tmp_path: Path
 
 
 def test_a_node_two_pools_select_is_counted_once(tmp_path: Path) -> None:
-    text = EXAMPLE.read_text(encoding="utf-8").replace(
-        "        nodeSelector: {node.kubernetes.io/instance-type: gpu-t4}\n",
-        "        nodeSelector: {node.kubernetes.io/instance-type: gpu-t4}\n"
-        "      - {name: t4-zone-a, gpu: tesla-t4, nodes: 1, gpusPerNode: 1, nodeSelector: {topology.kubernetes.io/zone: eu-west-1c}}\n",
-        1,
+    prod = _prod_with(
+        "{name: t4-zone-a, gpu: tesla-t4, nodes: 1, gpusPerNode: 1, nodeSelector: {topology.kubernetes.io/zone: eu-west-1c}}"
     )
-    prod = load_fleet(text, name="fleet.yaml").cluster("prod")
-    assert prod is not None
     result = verify_cluster(prod, state("prod-healthy", tmp_path / "state"), fleet_label="fleet.yaml")
     sizes = [(f.pool, f.node, f.actual) for f in result.findings if f.check == "pool-size"]
     assert sizes == [("t4-zone-a", None, 0), ("t4", "gpu-t4-c", ["t4", "t4-zone-a"])]
