@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 # reports, and their templates, for every command).
 _DIFF_FORMATS = ("text", "markdown", "json", "github")
 _PLAN_FORMATS = ("text", "markdown", "json")
+_VERIFY_FORMATS = ("text", "json", "markdown", "github")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -393,6 +394,84 @@ def plan(
     render = shlex.join(["gpustack-gen", "render", new.path or sides[-1], "--out", rendered])
     context = ReportContext(color=output_format == "text" and "NO_COLOR" not in os.environ, render_command=render)
     click.echo(PLAN_REPORTS[output_format](result, context), nl=False)
+    sys.exit(result.exit_code)
+
+
+@main.command()
+@click.argument("fleet", type=click.Path(dir_okay=False))
+@click.option("--cluster", "cluster_name", required=True, help="The cluster of FLEET to check.")
+@click.option(
+    "--from",
+    "state_dir",
+    type=click.Path(file_okay=False),
+    help="Read the cluster from the kubectl output in this folder (nodes.json, clusterpolicy.json, configmaps.json, "
+    "operator.json; each optional) instead of the API.",
+)
+@click.option(
+    "--kubeconfig", type=click.Path(dir_okay=False), help="Kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."
+)
+@click.option("--context", "context_name", help="Kubeconfig context (default: its current context).")
+@click.option(
+    "--rendered",
+    default="rendered",
+    show_default=True,
+    help="The folder `gpustack-gen render FLEET --out` wrote into, as the fix commands name it.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(_VERIFY_FORMATS),
+    default="text",
+    show_default=True,
+    help="text (coloured on a terminal), json (stable), markdown (an issue or PR comment), github (annotations).",
+)
+@_handle_errors
+def verify(
+    fleet: str,
+    cluster_name: str,
+    state_dir: str | None,
+    kubeconfig: str | None,
+    context_name: str | None,
+    rendered: str,
+    output_format: str,
+) -> None:
+    """Check a running cluster against FLEET, node by node: what each pool's nodes advertise, their labels and GPU,
+    the ClusterPolicy, the ConfigMaps and the Operator's DaemonSets; each finding says the likely cause and the fix.
+
+    Read-only: it only lists and gets. Exit 0 when the cluster matches; 1 when a finding is an error; 2 on bad
+    input or an unreachable cluster.
+
+    \b
+    gpustack-gen verify fleet.yaml --cluster prod                 # the current kubeconfig context
+    gpustack-gen verify fleet.yaml --cluster prod --from state/   # kubectl output (see the README)
+    """
+    import os
+
+    from .verify import read_state_dir, verify_cluster
+    from .verify.report import VERIFY_REPORTS, ReportContext
+
+    loaded = _load(fleet)
+    cluster = loaded.cluster(cluster_name)
+    if cluster is None:
+        names = ", ".join(c.name for c in loaded.clusters)
+        raise click.BadParameter(
+            f"no cluster named {cluster_name!r} in {fleet} (clusters: {names})", param_hint="--cluster"
+        )
+    if state_dir is not None and (kubeconfig is not None or context_name is not None):
+        raise click.UsageError("--from reads files, --kubeconfig and --context read the API: give one or the other")
+    if state_dir is not None:
+        state = read_state_dir(Path(state_dir), cluster.operator.namespace)
+    else:
+        from .verify.live import LiveStateError, read_live_state
+
+        try:
+            state = read_live_state(cluster.operator.namespace, kubeconfig=kubeconfig, context=context_name)
+        except LiveStateError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(ExitCode.INVALID)
+    result = verify_cluster(cluster, state, fleet_label=fleet, rendered=rendered)
+    context = ReportContext(color=output_format == "text" and "NO_COLOR" not in os.environ, annotation_file=fleet)
+    click.echo(VERIFY_REPORTS[output_format](result, context), nl=False)
     sys.exit(result.exit_code)
 
 

@@ -6,23 +6,24 @@ import os
 from pathlib import Path
 
 import pytest
+from ruamel.yaml import YAML
 
 from gpustack_gen import FleetError, load_fleet, render
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples"
 
 
-@pytest.mark.parametrize("folder", ["", "dra"])
+@pytest.mark.parametrize("folder", ["", "hami", "dra"])
 def test_committed_output_matches_a_fresh_render(folder: str) -> None:
-    """examples/fleet.yaml -> examples/rendered, examples/dra/fleet.yaml -> examples/dra/rendered."""
-    base = EXAMPLE / folder
-    fleet = load_fleet(base / "fleet.yaml", name=(Path("examples") / folder / "fleet.yaml").as_posix())
-    bundle = render(fleet)
+    """examples/fleet.yaml -> examples/rendered, examples/<backend>/fleet.yaml -> examples/<backend>/rendered."""
+    root = EXAMPLE / folder
+    name = "/".join(part for part in ("examples", folder, "fleet.yaml") if part)
+    bundle = render(load_fleet(root / "fleet.yaml", name=name))
     if os.environ.get("UPDATE_GOLDEN") == "1":
-        bundle.write(base / "rendered")
-    drift = bundle.drift(base / "rendered")
-    assert drift.clean, f"{base / 'rendered'} is out of date (UPDATE_GOLDEN=1 pytest tests/test_examples.py): {drift}"
-    committed = sorted(p.relative_to(base / "rendered").as_posix() for p in (base / "rendered").rglob("*.yaml"))
+        bundle.write(root / "rendered")
+    drift = bundle.drift(root / "rendered")
+    assert drift.clean, f"{root / 'rendered'} is out of date (UPDATE_GOLDEN=1 pytest tests/test_examples.py): {drift}"
+    committed = sorted(p.relative_to(root / "rendered").as_posix() for p in (root / "rendered").rglob("*.yaml"))
     assert committed == sorted(bundle.files)
 
 
@@ -50,6 +51,37 @@ def test_example_tells_the_story() -> None:
 def test_inference_api_asks_for_one_gpu() -> None:
     text = (EXAMPLE / "rendered" / "prod" / "workloads" / "ml.inference-api.yaml").read_text()
     assert 'nvidia.com/gpu: "1"' in text
+
+
+def test_the_hami_example_is_the_stage_cluster_on_hami() -> None:
+    """Same nodes, Operator and runtime as stage; HAMi with 5 vGPUs per T4 and 3 GiB per inference pod."""
+    stage = load_fleet(EXAMPLE / "fleet.yaml").cluster("stage")
+    hami = load_fleet(EXAMPLE / "hami" / "fleet.yaml").cluster("stage")
+    assert stage is not None and hami is not None
+    assert (hami.kubernetes, hami.container_runtime, hami.operator) == (
+        stage.kubernetes,
+        stage.container_runtime,
+        stage.operator,
+    )
+    ((before, after),) = zip(stage.pools, hami.pools, strict=True)
+    assert (after.gpu, after.nodes, after.node_selector) == (before.gpu, before.nodes, before.node_selector)
+    assert (hami.backend, after.sharing.strategy, after.sharing.split) == ("hami", "hami", 5)
+    (workload,) = hami.workloads
+    assert (workload.name, workload.replicas, workload.gpu_memory_mib) == ("inference-api", 2, 3072)
+
+
+def test_the_hami_example_renders_what_the_issue_asks() -> None:
+    rendered = EXAMPLE / "hami" / "rendered" / "stage"
+    yaml = YAML(typ="safe")
+    values = yaml.load((rendered / "hami-values.yaml").read_text())
+    assert (values["devicePlugin"]["deviceSplitCount"], values["devicePlugin"]["nvidiaNodeSelector"]) == (
+        5,
+        {"gpu": "on"},
+    )
+    assert yaml.load((rendered / "gpu-operator-values.yaml").read_text())["devicePlugin"] == {"enabled": False}
+    fragment = yaml.load((rendered / "workloads" / "ml.inference-api.yaml").read_text())
+    assert fragment["resources"]["limits"] == {"nvidia.com/gpu": "1", "nvidia.com/gpumem": "3072"}
+    assert not (rendered / "device-plugin-config.yaml").exists()
 
 
 def test_the_dra_example_on_1_32_renders_v1beta1_and_on_1_31_is_refused() -> None:

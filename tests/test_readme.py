@@ -88,6 +88,52 @@ def test_intent_file_example_loads_and_every_sharing_entry_is_used() -> None:
     assert (sharing["a100"].strategy, sharing["a100"].mig_config, sharing["l4"].strategy) == ("mig", None, "none")
 
 
+def _hami_section() -> str:
+    found = re.search(r"## Memory-isolated sharing with HAMi\n(.*?)\n## ", README, re.S)
+    assert found is not None
+    return found.group(1)
+
+
+def test_hami_section_shows_the_real_example_files() -> None:
+    """Each block names its file on its first line and shows text that file has (from its first key on)."""
+    blocks = re.findall(r"```yaml\n# (examples/hami/\S+)[^\n]*\n(.*?)```", _hami_section(), re.S)
+    assert {path for path, _ in blocks} == {
+        "examples/hami/fleet.yaml",
+        "examples/hami/rendered/stage/hami-values.yaml",
+        "examples/hami/rendered/stage/gpu-operator-values.yaml",
+        "examples/hami/rendered/stage/workloads/ml.inference-api.yaml",
+        "examples/hami/rendered/stage/capacity.yaml",
+    }
+    for path, shown in blocks:
+        text = (ROOT / path).read_text(encoding="utf-8")
+        assert shown in text, path
+        if not path.endswith("capacity.yaml"):  # an excerpt; the others are whole from their first key
+            assert text.endswith(shown), path
+
+
+def test_hami_section_shows_the_real_plan() -> None:
+    from gpustack_gen import load_fleet
+    from gpustack_gen.plan import plan_fleets
+    from gpustack_gen.plan.report import render_text
+
+    shown = re.search(
+        r"```text\n\$ gpustack-gen plan examples/fleet.yaml examples/hami/fleet.yaml[^\n]*\n(.*?)```",
+        _hami_section(),
+        re.S,
+    )
+    assert shown is not None
+    old = load_fleet(ROOT / "examples" / "fleet.yaml", name="examples/fleet.yaml")
+    new = load_fleet(ROOT / "examples" / "hami" / "fleet.yaml", name="examples/hami/fleet.yaml")
+    real = render_text(plan_fleets(old, new, rendered="rendered"))
+    assert shown.group(1).startswith("stage: ")
+    assert "\n" + shown.group(1) + "\n" in real
+
+
+def test_hami_section_has_the_trade_off_table() -> None:
+    header = next(line for line in _hami_section().splitlines() if line.startswith("| | "))
+    assert [cell.strip() for cell in header.strip("|").split("|")][1:] == ["time-slicing", "MPS", "MIG", "HAMi"]
+
+
 def test_dra_section_shows_the_examples_real_output() -> None:
     """Each file quoted in "Dynamic Resource Allocation" is a document of the committed examples/dra render (which
     tests/test_examples.py holds to a fresh render), and the fleet lines it shows are the example's."""

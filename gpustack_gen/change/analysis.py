@@ -8,7 +8,9 @@ device plugin restarted once, whichever rules asked for it.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
+from ..compile.backends import backend_of
 from ..errors import InternalError
 from ..model.fleet import Cluster
 from .capacity import CapacityChange, capacity_changes
@@ -44,7 +46,7 @@ def analyse(old: Cluster | None, new: Cluster | None, paths: Paths | None = None
     outcomes = tuple(_with_actions(outcome) for rule in RULES for outcome in rule.outcomes(change))
     steps = _order(change, [step for outcome in outcomes for step in outcome.steps])
     refused = any(outcome.finding.level is Level.ERROR for outcome in outcomes)
-    if old is not None and new is not None and not refused:  # a refused plan has no steps to check
+    if old is not None and new is not None and not refused:
         _check_complete(change, steps)
     return ClusterAnalysis(change.name, capacity_changes(old, new), outcomes, steps)
 
@@ -88,9 +90,21 @@ def _merge(first: Step, other: Step) -> Step:
 
 
 def _check_complete(change: ClusterChange, steps: tuple[Step, ...]) -> None:
-    """A change of the Operator's settings or of the applied objects that no step carries out is a missing rule."""
+    """A change of the Operator's settings, of the backend's objects (ConfigMaps) or of its own charts that no
+    step carries out is a missing rule."""
     actions = {step.action for step in steps}
     if change.operator_differs() and Action.OPERATOR not in actions:
         raise InternalError("plan", change.name, "the Operator's settings change but no rule upgrades it")
-    if change.objects_differ() and not actions & {Action.APPLY_CONFIGMAPS, Action.PRUNE}:
+    old, new = change.both
+    if _objects(old) != _objects(new) and not actions & {Action.APPLY_CONFIGMAPS, Action.PRUNE}:
         raise InternalError("plan", change.name, "the ConfigMaps change but no rule applies them")
+    if _releases(old) != _releases(new) and Action.BACKEND not in actions:
+        raise InternalError("plan", change.name, "the backend's chart or its values change but no rule upgrades it")
+
+
+def _objects(cluster: Cluster) -> list[tuple[str, tuple[dict[str, Any], ...]]]:
+    return [(artifact.path, artifact.documents) for artifact in backend_of(cluster).objects(cluster)]
+
+
+def _releases(cluster: Cluster) -> list[tuple[str, str, str, dict[str, Any]]]:
+    return [(r.name, r.version, r.namespace, r.values) for r in backend_of(cluster).releases(cluster)]

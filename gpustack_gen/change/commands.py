@@ -19,7 +19,8 @@ from ..compile.artifact import (
 )
 from ..compile.dra import driver as dra_driver
 from ..compile.gpu_operator.nodes import label_command
-from ..compile.operator import VALUES_FILE, helm_upgrade_command, operator_settings, patch_command
+from ..compile.operator import VALUES_FILE, helm_upgrade_command, patch_command
+from ..compile.releases import ChartRelease
 from ..model.backends.dra_gpu_config import DRIVER as DRA_DRIVER_NAME
 from ..model.fleet import Cluster, HelmRelease, Pool, Workload
 
@@ -126,6 +127,38 @@ def operator_install(cluster: Cluster, paths: Paths) -> str:
     )
 
 
+def release_upgrade(cluster: Cluster, release: ChartRelease, paths: Paths) -> str:
+    """A backend's own chart (HAMi), installed or upgraded with its rendered values file."""
+    return release.upgrade_command(paths.rendered_file(cluster, release.values_file))
+
+
+def release_uninstall(release: ChartRelease) -> str:
+    return release.uninstall_command()
+
+
+def release_rollout(release: ChartRelease, timeout: str = "10m") -> str:
+    return " && ".join(
+        f"kubectl rollout status -n {release.namespace} {resource} --timeout={timeout}" for resource in release.rollouts
+    )
+
+
+def restart_release(release: ChartRelease) -> str:
+    return f"kubectl rollout restart -n {release.namespace} {' '.join(release.rollouts)}"
+
+
+def release_gone(release: ChartRelease) -> str:
+    """Lists what is left of an uninstalled release's workloads: the step needs it to print none."""
+    return f"kubectl get -n {release.namespace} {' '.join(release.rollouts)} --ignore-not-found -o name"
+
+
+def wait_daemonset_deleted(cluster: Cluster, daemonset: str, timeout: str = "10m") -> str:
+    return f"kubectl wait --for=delete -n {cluster.operator.namespace} {daemonset} --timeout={timeout}"
+
+
+def delete_configmaps(cluster: Cluster, names: list[str]) -> str:
+    return f"kubectl delete configmap -n {cluster.operator.namespace} {' '.join(names)} --ignore-not-found"
+
+
 def wait_cluster_policy_ready(timeout: str = "20m") -> str:
     return f"kubectl wait {CLUSTER_POLICY} --for=jsonpath='{{.status.state}}'=ready --timeout={timeout}"
 
@@ -133,21 +166,6 @@ def wait_cluster_policy_ready(timeout: str = "20m") -> str:
 def rollout_status(cluster: Cluster, *daemonsets: str, timeout: str = "20m") -> str:
     namespace = cluster.operator.namespace
     return " && ".join(f"kubectl rollout status -n {namespace} {ds} --timeout={timeout}" for ds in daemonsets)
-
-
-def runs_device_plugin(cluster: Cluster) -> bool:
-    """The Operator deploys its device plugin (a backend that replaces it turns it off)."""
-    return bool(operator_settings(cluster).get("devicePlugin", {}).get("enabled", True))
-
-
-def device_plugin_daemonset(cluster: Cluster) -> tuple[str, ...]:
-    """The device plugin's DaemonSet, where the Operator deploys one."""
-    return (DEVICE_PLUGIN_DAEMONSET,) if runs_device_plugin(cluster) else ()
-
-
-def operand_daemonsets(cluster: Cluster) -> tuple[str, ...]:
-    """The operand DaemonSets that load the Operator's GPU settings: the device plugin, where it runs, and GFD."""
-    return (*device_plugin_daemonset(cluster), GFD_DAEMONSET)
 
 
 def restart_device_plugin(cluster: Cluster, uses_mps: bool) -> str:

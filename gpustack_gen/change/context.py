@@ -88,11 +88,5 @@ class ClusterChange:
         )
         return values[0] != values[1] or old.operator.release != new.operator.release
 
-    def objects_differ(self) -> bool:
-        """The Kubernetes objects of the cluster folder (ConfigMaps, DRA objects) differ: an apply is due."""
-        old, new = self.both
-        before = [a.documents for a in backend_of(old).objects(old)]
-        return before != [a.documents for a in backend_of(new).objects(new)]
-
     def workload_values(self, cluster: Cluster, workload: Workload) -> dict[str, Any]:
         return workload_values(cluster, workload)

@@ -31,6 +31,7 @@ class Action(StrEnum):
 
     APPLY_CONFIGMAPS = "apply-configmaps"
     OPERATOR = "operator"
+    BACKEND = "backend"  # helm upgrade or uninstall of a device backend's own chart (HAMi)
     LABEL_NODES = "label-nodes"
     RESTART_DEVICE_PLUGIN = "restart-device-plugin"
     DRAIN = "drain"

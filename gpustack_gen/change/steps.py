@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..compile.artifact import MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
+from ..compile.releases import ChartRelease
 from ..model.fleet import Cluster, Pool, Workload
 from . import commands
 from .context import ClusterChange
@@ -55,6 +56,19 @@ def operator(change: ClusterChange, reason: str, rule: str, *, new_chart_version
         commands.operator_update(new, change.paths, new_chart_version=new_chart_version),
         commands.wait_cluster_policy_ready(),
         f"{reason}: {how}",
+        None,
+        rule,
+        Phase.OPERATOR,
+    )
+
+
+def release(change: ClusterChange, cluster: Cluster, chart: ChartRelease, reason: str, rule: str) -> Step:
+    """Install or upgrade a backend's own chart with its whole values file, after the Operator's step."""
+    return Step(
+        Action.BACKEND,
+        commands.release_upgrade(cluster, chart, change.paths),
+        commands.release_rollout(chart),
+        f"{reason}: helm upgrade --install with the rendered values (never --reuse-values)",
         None,
         rule,
         Phase.OPERATOR,
@@ -158,20 +172,22 @@ def mig_relabel(change: ClusterChange, pool: Pool, config: str, rule: str, settl
 
 
 def allocatable(cluster: Cluster, pool: Pool, rule: str) -> Step:
-    """Every node of the pool advertises what capacity.yaml says (DRA devices: the kubelet plugin publishes them)."""
-    per_node = cluster.resources_per_node(pool)
-    shown = ", ".join(f"{count} {resource}" for resource, count in sorted(per_node.items()))
+    """Every node of the pool advertises what it offers (DRA devices: the kubelet plugin publishes them)."""
     if not cluster.semantics.EXTENDED_RESOURCES:
+        devices = cluster.resources_per_node(pool)
+        listed = ", ".join(f"{count} {resource}" for resource, count in sorted(devices.items()))
         return Step(
             Action.WAIT,
             commands.dra_plugin_rollout(cluster),
             commands.show_resource_slices(),
             f"the DRA kubelet plugin runs on the pool's nodes and publishes their devices (per node of pool "
-            f"{pool.name}: {shown})",
+            f"{pool.name}: {listed})",
             pool.name,
             rule,
             Phase.SETTLE,
         )
+    per_node = cluster.allocatable_per_node(pool)
+    shown = ", ".join(f"{count} {resource}" for resource, count in sorted(per_node.items()))
     return Step(
         Action.WAIT,
         commands.wait_allocatable(pool, per_node),

@@ -36,6 +36,7 @@ FILE_KINDS = {
     "device-plugin-config.yaml": "device-plugin-configmap",
     "mig-parted-config.yaml": "mig-parted-configmap",
     "node-labels.yaml": "node-labels",
+    "hami-values.yaml": "hami-values",
     "capacity.yaml": "capacity",
     "kustomization.yaml": "kustomization",
     "argocd-application.yaml": "argocd-application",

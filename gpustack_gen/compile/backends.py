@@ -5,8 +5,10 @@ settings and merges what the backend sets on top. A backend module has ``NAME``,
 (its part of the Helm values), ``patch_only`` (what only the ClusterPolicy patch carries: deletions,
 fields the chart never renders), ``objects`` (Kubernetes objects applied with the namespace, listed in
 the kustomization), ``files`` (its other artifacts), ``pool_labels`` (the labels each pool's nodes carry,
-which ``plan`` sets and ``verify`` expects), ``workload_values`` (a workload's values fragment) and
-``capacity_details`` (what ``capacity.yaml`` says about a pool beyond its resources). What a pool offers and a workload asks on a
+which ``plan`` sets and ``verify`` expects), ``releases`` (Helm releases it installs beside the Operator),
+``workload_values`` (a workload's values fragment), ``workload_notes`` (header lines of that fragment) and
+``capacity_details`` (what capacity.yaml says of a pool beyond the counts). What a pool offers and a workload
+asks on a
 backend is the model's (:mod:`gpustack_gen.model.backends`).
 """
 
@@ -15,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from . import dra, gpu_operator
+from . import dra, gpu_operator, hami
 
 if TYPE_CHECKING:
     from ..model.fleet import Cluster, Pool, Workload
     from .artifact import Artifact
+    from .releases import ChartRelease
 
 
 class BackendCompilers(Protocol):
@@ -35,13 +38,17 @@ class BackendCompilers(Protocol):
 
     def pool_labels(self, cluster: Cluster) -> dict[str, dict[str, str]]: ...
 
+    def releases(self, cluster: Cluster) -> tuple[ChartRelease, ...]: ...
+
     def workload_values(self, cluster: Cluster, workload: Workload) -> dict[str, Any]: ...
+
+    def workload_notes(self, cluster: Cluster, workload: Workload) -> tuple[str, ...]: ...
 
     def capacity_details(self, cluster: Cluster, pool: Pool) -> dict[str, Any]: ...
 
 
 BACKENDS: Mapping[str, BackendCompilers] = {
-    module.NAME: cast(BackendCompilers, module) for module in (gpu_operator, dra)
+    module.NAME: cast(BackendCompilers, module) for module in (gpu_operator, hami, dra)
 }
 
 

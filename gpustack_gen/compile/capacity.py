@@ -10,6 +10,7 @@ from .backends import backend_of
 
 
 def capacity(cluster: Cluster) -> Artifact:
+    backend = backend_of(cluster)
     asked = cluster.requested_by_pool()
     pools: list[dict[str, Any]] = []
     for pool in cluster.pools:
@@ -18,22 +19,21 @@ def capacity(cluster: Cluster) -> Artifact:
             sharing["replicas"] = pool.sharing.replicas
         if pool.sharing.strategy == "mig":
             sharing["migDevicesPerGpu"] = dict(pool.mig_devices())
-        pools.append(
-            {
-                "name": pool.name,
-                "gpu": pool.gpu.id,
-                "model": pool.gpu.name,
-                "nodes": pool.nodes,
-                "gpusPerNode": pool.gpus_per_node,
-                "physicalGpus": pool.physical_gpus,
-                "sharing": sharing,
-                "isolation": ISOLATION[pool.sharing.strategy],
-                "perNode": cluster.resources_per_node(pool),
-                "total": cluster.resources_total(pool),
-                "requested": dict(sorted(asked.get(pool.name, {}).items())),
-                **backend_of(cluster).capacity_details(cluster, pool),
-            }
-        )
+        entry: dict[str, Any] = {
+            "name": pool.name,
+            "gpu": pool.gpu.id,
+            "model": pool.gpu.name,
+            "nodes": pool.nodes,
+            "gpusPerNode": pool.gpus_per_node,
+            "physicalGpus": pool.physical_gpus,
+            "sharing": sharing,
+            "isolation": ISOLATION[pool.sharing.strategy],
+            "perNode": cluster.resources_per_node(pool),
+            "total": cluster.resources_total(pool),
+            "requested": dict(sorted(asked.get(pool.name, {}).items())),
+        }
+        entry.update(backend.capacity_details(cluster, pool))  # a key it gives again keeps its place
+        pools.append(entry)
     return Artifact(
         "capacity.yaml",
         "capacity",

@@ -11,6 +11,9 @@ drift apart. Ordering, where each tool does it:
   HelmReleases, and the Operator reads the ConfigMaps only when it deploys the device plugin and the MIG
   manager, long after the release is installed; install and upgrade are retried;
 - helmfile applies the Namespace and ConfigMaps in a ``presync`` hook.
+
+A backend's own Helm releases (HAMi's chart) get the same wrappers beside the Operator's, after it: Argo CD
+sync wave 2, a Flux ``dependsOn`` on the Operator's HelmRelease, helmfile ``needs``.
 """
 
 from __future__ import annotations
@@ -20,12 +23,15 @@ from typing import Any
 
 from ..model.fleet import WRAP_TARGETS, Cluster
 from .artifact import MANAGED_BY, Artifact
+from .backends import backend_of
 from .operator import CHART, HELM_REPOSITORY, HELM_REPOSITORY_NAME, RELEASE_NAME, VALUES_FILE, operator_settings
+from .releases import ChartRelease
 
 ARGOCD_FILE = "argocd-application.yaml"
 FLUX_FILE = "flux-helmrelease.yaml"
 HELMFILE_FILE = "helmfile.yaml"
 ARGOCD_SYNC_WAVE = "1"
+BACKEND_SYNC_WAVE = "2"  # a backend's own chart (HAMi) after the Operator, which brings the driver and toolkit
 REMEDIATION_RETRIES = 3
 HELM_CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 
@@ -102,10 +108,6 @@ def argocd_application(cluster: Cluster) -> Artifact:
     settings = cluster.delivery.argocd
     destination: dict[str, Any] = {"name": settings.name} if settings.name is not None else {"server": settings.server}
     destination["namespace"] = cluster.operator.namespace
-    sync_policy: dict[str, Any] = {}
-    if settings.automated:
-        sync_policy["automated"] = {"prune": settings.prune, "selfHeal": settings.self_heal}
-    sync_policy["syncOptions"] = ["CreateNamespace=true", "ServerSideApply=true"]
     spec: dict[str, Any] = {
         "project": settings.project,
         "source": {
@@ -115,7 +117,7 @@ def argocd_application(cluster: Cluster) -> Artifact:
             "helm": {"releaseName": RELEASE_NAME, "valuesObject": operator_settings(cluster)},
         },
         "destination": destination,
-        "syncPolicy": sync_policy,
+        "syncPolicy": _sync_policy(cluster),
     }
     ignored = ignored_clusterpolicy_fields(cluster)
     if ignored:
@@ -127,17 +129,7 @@ def argocd_application(cluster: Cluster) -> Artifact:
                 "jsonPointers": [pointer for pointer, _ in ignored],
             }
         ]
-    document = {
-        "apiVersion": "argoproj.io/v1alpha1",
-        "kind": "Application",
-        "metadata": {
-            "name": f"{RELEASE_NAME}-{cluster.name}",
-            "namespace": settings.namespace,
-            "labels": dict(MANAGED_BY),
-            "annotations": {"argocd.argoproj.io/sync-wave": ARGOCD_SYNC_WAVE},
-        },
-        "spec": spec,
-    }
+    document = _application(cluster, f"{RELEASE_NAME}-{cluster.name}", ARGOCD_SYNC_WAVE, spec)
     notes = [
         f"Argo CD Application: chart {CHART} {release.version} from {HELM_REPOSITORY}, with the values of",
         f"{VALUES_FILE} inline. Sync wave {ARGOCD_SYNC_WAVE}: a parent Application syncing kustomization.yaml",
@@ -150,9 +142,57 @@ def argocd_application(cluster: Cluster) -> Artifact:
         notes += [f"- {pointer}: {why}" for pointer, why in ignored]
     else:
         notes.append(f"No ClusterPolicy field needs ignoreDifferences with chart {release.version} and these values.")
+    backend_releases = backend_of(cluster).releases(cluster)
+    documents = [document, *(_release_application(cluster, r) for r in backend_releases)]
+    notes += [
+        f"Application {r.name}-{cluster.name}: chart {r.chart} {r.version} from {r.repository_url} with the values of "
+        f"{r.values_file}, sync wave {BACKEND_SYNC_WAVE} (after the Operator)."
+        for r in backend_releases
+    ]
     if not settings.automated:
         notes.append("Sync is manual: set delivery.argocd.syncPolicy.automated in the fleet file to sync on change.")
-    return Artifact(ARGOCD_FILE, "argocd-application", (document,), tuple(notes))
+    return Artifact(ARGOCD_FILE, "argocd-application", tuple(documents), tuple(notes))
+
+
+def _sync_policy(cluster: Cluster) -> dict[str, Any]:
+    settings = cluster.delivery.argocd
+    sync_policy: dict[str, Any] = {}
+    if settings.automated:
+        sync_policy["automated"] = {"prune": settings.prune, "selfHeal": settings.self_heal}
+    sync_policy["syncOptions"] = ["CreateNamespace=true", "ServerSideApply=true"]
+    return sync_policy
+
+
+def _application(cluster: Cluster, name: str, wave: str, spec: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {
+            "name": name,
+            "namespace": cluster.delivery.argocd.namespace,
+            "labels": dict(MANAGED_BY),
+            "annotations": {"argocd.argoproj.io/sync-wave": wave},
+        },
+        "spec": spec,
+    }
+
+
+def _release_application(cluster: Cluster, release: ChartRelease) -> dict[str, Any]:
+    settings = cluster.delivery.argocd
+    destination: dict[str, Any] = {"name": settings.name} if settings.name is not None else {"server": settings.server}
+    destination["namespace"] = release.namespace
+    spec: dict[str, Any] = {
+        "project": settings.project,
+        "source": {
+            "repoURL": release.repository_url,
+            "chart": release.chart,
+            "targetRevision": release.version,
+            "helm": {"releaseName": release.name, "valuesObject": release.values},
+        },
+        "destination": destination,
+        "syncPolicy": _sync_policy(cluster),
+    }
+    return _application(cluster, f"{release.name}-{cluster.name}", BACKEND_SYNC_WAVE, spec)
 
 
 def flux_helmrelease(cluster: Cluster) -> Artifact:
@@ -212,15 +252,57 @@ def flux_helmrelease(cluster: Cluster) -> Artifact:
         "metadata": {"name": RELEASE_NAME, **metadata},
         "spec": release_spec,
     }
-    notes = (
+    notes = [
         f"Flux: the chart source and HelmRelease {RELEASE_NAME} into namespace {cluster.operator.namespace},",
         f"with the values of {VALUES_FILE} inline. " + " ".join(origin),
         "install.crds and upgrade.crds CreateReplace: helm upgrade alone never updates the chart's CRDs.",
         f"Failed installs and upgrades are retried {REMEDIATION_RETRIES} times. Applied with kustomization.yaml:",
         "the Namespace and ConfigMaps land in the same pass (a HelmRelease dependsOn can only name other",
         "HelmReleases), and the Operator reads them only when it deploys the device plugin and MIG manager.",
-    )
-    return Artifact(FLUX_FILE, "flux-helmrelease", (source, helm_release), notes)
+    ]
+    documents: list[dict[str, Any]] = [source, helm_release]
+    for backend_release in backend_of(cluster).releases(cluster):
+        documents += _flux_release(cluster, backend_release)
+        notes.append(
+            f"HelmRepository {backend_release.repository_name} and HelmRelease {backend_release.name} (chart "
+            f"{backend_release.chart} {backend_release.version}, values of {backend_release.values_file}), "
+            f"after the Operator's (dependsOn {RELEASE_NAME})."
+        )
+    return Artifact(FLUX_FILE, "flux-helmrelease", tuple(documents), tuple(notes))
+
+
+def _flux_release(cluster: Cluster, release: ChartRelease) -> list[dict[str, Any]]:
+    settings = cluster.delivery.flux
+    metadata = {"namespace": settings.namespace, "labels": dict(MANAGED_BY)}
+    source = {
+        "apiVersion": "source.toolkit.fluxcd.io/v1",
+        "kind": "HelmRepository",
+        "metadata": {"name": release.repository_name, **metadata},
+        "spec": {"interval": settings.interval, "url": release.repository_url},
+    }
+    helm_release = {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": release.name, **metadata},
+        "spec": {
+            "interval": settings.interval,
+            "releaseName": release.name,
+            "targetNamespace": release.namespace,
+            "storageNamespace": release.namespace,
+            "chart": {
+                "spec": {
+                    "chart": release.chart,
+                    "version": release.version,
+                    "sourceRef": {"kind": "HelmRepository", "name": release.repository_name},
+                }
+            },
+            "dependsOn": [{"name": RELEASE_NAME}],
+            "install": {"createNamespace": True, "remediation": {"retries": REMEDIATION_RETRIES}},
+            "upgrade": {"remediation": {"retries": REMEDIATION_RETRIES}},
+            "values": release.values,
+        },
+    }
+    return [source, helm_release]
 
 
 def helmfile(cluster: Cluster, objects: list[Artifact]) -> Artifact:
@@ -229,8 +311,12 @@ def helmfile(cluster: Cluster, objects: list[Artifact]) -> Artifact:
     apply_args = ["apply"]
     for artifact in objects:
         apply_args += ["-f", artifact.path]
+    backend_releases = backend_of(cluster).releases(cluster)
     document = {
-        "repositories": [{"name": HELM_REPOSITORY_NAME, "url": HELM_REPOSITORY}],
+        "repositories": [
+            {"name": HELM_REPOSITORY_NAME, "url": HELM_REPOSITORY},
+            *({"name": r.repository_name, "url": r.repository_url} for r in backend_releases),
+        ],
         "releases": [
             {
                 "name": RELEASE_NAME,
@@ -240,7 +326,19 @@ def helmfile(cluster: Cluster, objects: list[Artifact]) -> Artifact:
                 "version": release.version,
                 "values": [VALUES_FILE],
                 "hooks": [{"events": ["presync"], "showlogs": True, "command": "kubectl", "args": apply_args}],
-            }
+            },
+            *(
+                {
+                    "name": r.name,
+                    "namespace": r.namespace,
+                    "createNamespace": True,
+                    "chart": r.reference,
+                    "version": r.version,
+                    "values": [r.values_file],
+                    "needs": [f"{cluster.operator.namespace}/{RELEASE_NAME}"],
+                }
+                for r in backend_releases
+            ),
         ],
     }
     crds = (
@@ -257,6 +355,10 @@ def helmfile(cluster: Cluster, objects: list[Artifact]) -> Artifact:
             f"{VALUES_FILE}. Run from this folder: helmfile apply",
             "The presync hook applies the Namespace and ConfigMaps with kubectl (current context) first.",
             crds,
+            *(
+                f"Release {r.name}: chart {r.reference} {r.version}, values {r.values_file}, after the Operator (needs)."
+                for r in backend_releases
+            ),
         ),
     )
 

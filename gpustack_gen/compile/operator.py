@@ -6,7 +6,7 @@ import shlex
 from typing import Any
 
 from ..model.fleet import Cluster
-from .artifact import Artifact
+from .artifact import DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET, Artifact
 from .backends import backend_of
 
 CHART = "gpu-operator"
@@ -72,6 +72,13 @@ def operator_settings(cluster: Cluster) -> dict[str, Any]:
     for key, value in backend_of(cluster).operator_values(cluster).items():
         settings[key] = {**settings.get(key, {}), **value}
     return settings
+
+
+def operand_daemonsets(cluster: Cluster) -> tuple[str, ...]:
+    """The Operator's DaemonSets that advertise and label the GPUs: its device plugin where the settings keep
+    it on (a backend such as HAMi turns it off), and GPU Feature Discovery."""
+    plugin = operator_settings(cluster).get("devicePlugin", {}).get("enabled", True)
+    return (DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET) if plugin else (GFD_DAEMONSET,)
 
 
 def helm_values(cluster: Cluster) -> Artifact:

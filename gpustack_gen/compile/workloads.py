@@ -7,22 +7,23 @@ through ResourceClaims instead. The scheduling part (requests, nodeSelector, tol
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model.fleet import Cluster, Pool, Workload
 from .artifact import Artifact
 
+if TYPE_CHECKING:
+    from .backends import BackendCompilers
+
 
 def workload_values(cluster: Cluster, workload: Workload) -> dict[str, Any]:
     """The fragment of ``workload`` on its cluster's backend."""
-    from .backends import backend_of  # here: the backend packages import this module
-
-    return backend_of(cluster).workload_values(cluster, workload)
+    return _backend(cluster).workload_values(cluster, workload)
 
 
 def limits_values(cluster: Cluster, workload: Workload) -> dict[str, Any]:
-    """The fragment of a backend that advertises extended resources: ``resources.limits`` from the request."""
-    limits = {resource: str(count) for resource, count in cluster.workload_request(workload).items()}
+    """The fragment of a backend whose pods ask for extended resources: ``resources.limits``."""
+    limits = {resource: str(count) for resource, count in cluster.workload_limits(workload).items()}
     return scheduling(cluster, workload, {"limits": limits})
 
 
@@ -53,10 +54,9 @@ def workload_fragment(cluster: Cluster, workload: Workload) -> Artifact:
         f"Values fragment for {workload.namespace}/{workload.name} on pool {pool.name} ({pool.gpu.name}):",
         "merge it into the service's chart values (helm --values).",
     ]
-    if "resourceClaims" in values:
-        notes.append("Its claim is in dra-claims.yaml: apply the cluster folder (kubectl apply -k) first.")
     if pool.sharing.is_shared:
         notes.append(f"{pool.sharing.strategy}: no memory isolation from the other pods on the same GPU.")
+    notes += _backend(cluster).workload_notes(cluster, workload)
     return Artifact(f"workloads/{workload.file_stem}.yaml", "workload-values", (values,), tuple(notes))
 
 
@@ -64,3 +64,9 @@ def _pool(cluster: Cluster, workload: Workload) -> Pool:
     pool = cluster.pool(workload.pool)
     assert pool is not None  # checked when the fleet was loaded
     return pool
+
+
+def _backend(cluster: Cluster) -> BackendCompilers:
+    from .backends import backend_of  # here: the backend packages import this module
+
+    return backend_of(cluster)

@@ -20,10 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..errors import FleetError, Problem
+from ..k8s_state import InputSource, InputText
 from ..model.names import KUBERNETES_VERSION, explain_dns_label
 from ..versions import leading_version
 from .discover import Discovery, NodeGroup, discover
-from .inputs import Inputs, InputSource, InputText, read_inputs
+from .inputs import Inputs, read_inputs
 from .notes import OPERATOR, Todo
 from .recover import OperatorState, recover_operator, recover_sharing, unused_config_todos
 from .roundtrip import RoundTripReport, check_roundtrip

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from ..catalog import PRODUCT_LABEL, GpuModel, base_product, get_gpu
 from ..compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
+from ..k8s_state import Node
 from ..model.names import explain_dns_label, suggest_dns_label
 from ..versions import leading_version
-from .inputs import NodeInput
 from .notes import CLUSTER, Todo, one_line, pool_place
 
 COUNT_LABEL = "nvidia.com/gpu.count"
@@ -58,7 +58,7 @@ class NodeGroup:
     gpus_per_node: int | None
     plugin_config: str | None  # nvidia.com/device-plugin.config
     mig_config: str | None  # nvidia.com/mig.config
-    nodes: tuple[NodeInput, ...]
+    nodes: tuple[Node, ...]
     selector: dict[str, str]
     selector_exact: bool  # False: proposes NEW_POOL_LABEL, which the nodes do not carry yet
     taints: tuple[Taint, ...]
@@ -99,7 +99,7 @@ def _names_pool(key: str) -> bool:
     return any(word in key.rsplit("/", 1)[-1].lower() for word in _POOL_WORDS)
 
 
-def discover(nodes: Sequence[NodeInput]) -> Discovery:
+def discover(nodes: Sequence[Node]) -> Discovery:
     todos: list[Todo] = []
     gpu_nodes = [n for n in nodes if n.labels.get(PRODUCT_LABEL)]
     unlabelled = [n.name for n in nodes if n.labels.get(PRESENT_LABEL) == "true" and not n.labels.get(PRODUCT_LABEL)]
@@ -110,7 +110,7 @@ def discover(nodes: Sequence[NodeInput]) -> Discovery:
                 "label yet (GPU feature discovery has not run there); not imported: add them to a pool by hand"
             )
         )
-    keyed: dict[tuple[str, str | None, str | None, str | None], list[NodeInput]] = {}
+    keyed: dict[tuple[str, str | None, str | None, str | None], list[Node]] = {}
     for node in gpu_nodes:
         key = (
             base_product(node.labels[PRODUCT_LABEL]),
@@ -119,7 +119,7 @@ def discover(nodes: Sequence[NodeInput]) -> Discovery:
             node.labels.get(MIG_CONFIG_LABEL),
         )
         keyed.setdefault(key, []).append(node)
-    raw_groups: list[tuple[tuple[str, str | None, str | None, str | None], list[NodeInput]]] = []
+    raw_groups: list[tuple[tuple[str, str | None, str | None, str | None], list[Node]]] = []
     for key in sorted(keyed, key=lambda k: tuple(part or "" for part in k)):
         for members in _split_by_pool_labels(keyed[key]):
             raw_groups.append((key, members))
@@ -156,16 +156,16 @@ def discover(nodes: Sequence[NodeInput]) -> Discovery:
     return Discovery(tuple(groups), kubernetes, kubernetes_note, runtime, runtime_note, tuple(todos))
 
 
-def _split_by_pool_labels(members: list[NodeInput]) -> list[list[NodeInput]]:
+def _split_by_pool_labels(members: list[Node]) -> list[list[Node]]:
     """Nodes of one GPU configuration, split where pool-like labels (tier 0) differ."""
     keys = sorted({k for n in members for k in n.labels if label_tier(k) == 0})
-    parts: dict[tuple[str | None, ...], list[NodeInput]] = {}
+    parts: dict[tuple[str | None, ...], list[Node]] = {}
     for node in members:
         parts.setdefault(tuple(node.labels.get(k) for k in keys), []).append(node)
     return [parts[k] for k in sorted(parts, key=lambda t: tuple(v or "" for v in t))]
 
 
-def _propose_selector(members: Sequence[NodeInput], everyone: Sequence[NodeInput]) -> tuple[dict[str, str], bool]:
+def _propose_selector(members: Sequence[Node], everyone: Sequence[Node]) -> tuple[dict[str, str], bool]:
     """The smallest shared label set that selects exactly ``members``.
 
     When none does: (the pool-like labels they share, False); those only name the pool.
@@ -228,7 +228,7 @@ def _taint(raw: dict[str, object]) -> Taint | None:
     return (key, value if isinstance(value, str) and value else None, str(effect))
 
 
-def _common_taints(members: Sequence[NodeInput], pool: str) -> tuple[tuple[Taint, ...], list[Todo]]:
+def _common_taints(members: Sequence[Node], pool: str) -> tuple[tuple[Taint, ...], list[Todo]]:
     per_node = [{t for raw in n.taints if (t := _taint(raw)) is not None} for n in members]
     common = set.intersection(*per_node) if per_node else set()
     some = set().union(*per_node) - common
@@ -257,7 +257,7 @@ def _most_common(values: Iterable[str]) -> tuple[str, list[str]]:
     return ranked[0], sorted(counts)
 
 
-def _kubernetes(nodes: Sequence[NodeInput]) -> tuple[str | None, str, list[Todo]]:
+def _kubernetes(nodes: Sequence[Node]) -> tuple[str | None, str, list[Todo]]:
     found = {}
     for node in nodes:
         version = leading_version(node.kubelet_version)
@@ -280,7 +280,7 @@ def _kubernetes(nodes: Sequence[NodeInput]) -> tuple[str | None, str, list[Todo]
     return chosen, one_line(note), todos
 
 
-def _runtime(nodes: Sequence[NodeInput]) -> tuple[str | None, str, list[Todo]]:
+def _runtime(nodes: Sequence[Node]) -> tuple[str | None, str, list[Todo]]:
     names = {}
     for node in nodes:
         if node.runtime_version:

@@ -19,6 +19,7 @@ from ..catalog import GpuModel, builtin_mig_config, builtin_mig_config_names
 from ..compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
 from ..compile.gpu_operator import MPS_ROOT
 from ..errors import FleetError, Problem
+from ..k8s_state import ConfigMap, Where
 from ..model.backends.gpu_operator import RESOURCE_GPU
 from ..validate.operator_keys import VALUES_KEYS
 from ..versions import (
@@ -34,18 +35,21 @@ from ..versions import (
     require_operator_version,
 )
 from .discover import NodeGroup
-from .inputs import ConfigMapInput, Inputs, Where
+from .inputs import Inputs
 from .notes import OPERATOR, Todo, one_line, pool_place
 
 DEFAULT_MIG_CONFIGMAP = "default-mig-parted-config"
 MIG_CONFIG_KEY = "config.yaml"
 MIG_STRATEGY_LABEL = "nvidia.com/mig.strategy"
 
-# Values keys the fleet model owns (rendered into gpu-operator-values.yaml): the version-gate table, less the
-# keys only a backend that replaces the device plugin writes (dra): an imported cluster runs the Operator's
-# device plugin, so a value of these is listed as outside the model, as before that backend existed.
-_OTHER_BACKENDS_KEYS = frozenset({"devicePlugin.enabled", "driver.manager.env"})
-OWNED_KEYS = tuple(gate.path for gate in VALUES_KEYS if gate.path not in _OTHER_BACKENDS_KEYS)
+# Operands the fleet model relies on: ``enabled: true`` is what it assumes, so it is not a TODO.
+_REQUIRED_OPERANDS = ("devicePlugin.enabled", "gfd.enabled", "migManager.enabled", "nfd.enabled")
+# Written by backend dra only (the driver manager evicts the DRA kubelet plugin): an imported cluster runs the
+# Operator's device plugin, so a value there stays a TODO.
+_OTHER_BACKENDS_KEYS = ("driver.manager.env",)
+# Values keys the fleet model owns (rendered into gpu-operator-values.yaml): the version-gate table, but for
+# the operand switches an import requires on (only another device backend, such as HAMi, turns one off).
+OWNED_KEYS = tuple(gate.path for gate in VALUES_KEYS if gate.path not in (*_REQUIRED_OPERANDS, *_OTHER_BACKENDS_KEYS))
 # ClusterPolicy spec sections the model has a say in (the rest is listed as outside the model).
 _POLICY_SECTIONS = frozenset({"cdi", "driver", "toolkit", "mig", "devicePlugin", "migManager"})
 
@@ -66,9 +70,9 @@ class OperatorState:
     namespace: str | None
     namespace_note: str
     mig_strategy: str  # effective: single | mixed (none is kept as "single" with a TODO)
-    plugin_configmap: ConfigMapInput | None
+    plugin_configmap: ConfigMap | None
     plugin_default: str | None
-    mig_configmap: ConfigMapInput | None  # a custom mig-parted ConfigMap in use; None: the built-in configs
+    mig_configmap: ConfigMap | None  # a custom mig-parted ConfigMap in use; None: the built-in configs
     mig_default: str
     todos: tuple[Todo, ...]
     warnings: tuple[str, ...]
@@ -122,11 +126,11 @@ def is_mig_config(data: Any) -> bool:
     return isinstance(data, dict) and isinstance(data.get("mig-configs"), dict)
 
 
-def _looks_like_plugin(cm: ConfigMapInput) -> bool:
+def _looks_like_plugin(cm: ConfigMap) -> bool:
     return bool(cm.data) and any(is_plugin_config(parse_embedded(text)[0]) for text in cm.data.values())
 
 
-def _looks_like_mig(cm: ConfigMapInput) -> bool:
+def _looks_like_mig(cm: ConfigMap) -> bool:
     return MIG_CONFIG_KEY in cm.data and is_mig_config(parse_embedded(cm.data[MIG_CONFIG_KEY])[0])
 
 
@@ -144,8 +148,6 @@ _UNSET_EQUIVALENTS: dict[str, tuple[Any, ...]] = {
     "migManager.config.name": ("", DEFAULT_MIG_CONFIGMAP),
     "migManager.config.default": ("all-disabled",),
 }
-# Operands the fleet model relies on: ``enabled: true`` is what it assumes, so it is not a TODO.
-_REQUIRED_OPERANDS = ("devicePlugin.enabled", "gfd.enabled", "migManager.enabled", "nfd.enabled")
 
 
 def _normal(key: str, value: Any) -> Any:
@@ -429,9 +431,9 @@ def _consume_matching(release: OperatorVersion, inputs: Inputs, consumed: set[st
             consumed.add(key)
 
 
-def _configmaps_from_values(inputs: Inputs, settings: dict[str, Setting], consumed: set[str]) -> list[ConfigMapInput]:
+def _configmaps_from_values(inputs: Inputs, settings: dict[str, Setting], consumed: set[str]) -> list[ConfigMap]:
     """ConfigMaps the chart creates from ``devicePlugin.config.data`` / ``migManager.config.data``."""
-    found: list[ConfigMapInput] = []
+    found: list[ConfigMap] = []
     where = Where(inputs.values_file or "values", 0)
     for section in ("devicePlugin", "migManager"):
         has_create, create = lookup(inputs.values, f"{section}.config.create")
@@ -442,18 +444,18 @@ def _configmaps_from_values(inputs: Inputs, settings: dict[str, Setting], consum
         if not all(isinstance(v, str) for v in data.values()):
             continue
         found.append(
-            ConfigMapInput(str(name.value), None, dict(data), where, origin=f"{section}.config.data in {where.file}")
+            ConfigMap(str(name.value), None, dict(data), where, origin=f"{section}.config.data in {where.file}")
         )
     return found
 
 
-def _named(maps: list[ConfigMapInput], name: str) -> ConfigMapInput | None:
+def _named(maps: list[ConfigMap], name: str) -> ConfigMap | None:
     return next((cm for cm in maps if cm.name == name), None)
 
 
 def _select_plugin_configmap(
-    maps: list[ConfigMapInput], settings: dict[str, Setting], inputs: Inputs, groups: tuple[NodeGroup, ...]
-) -> tuple[ConfigMapInput | None, list[Todo]]:
+    maps: list[ConfigMap], settings: dict[str, Setting], inputs: Inputs, groups: tuple[NodeGroup, ...]
+) -> tuple[ConfigMap | None, list[Todo]]:
     name = settings.get("devicePlugin.config.name")
     if name is not None and name.value:
         found = _named(maps, str(name.value))
@@ -484,8 +486,8 @@ def _select_plugin_configmap(
 
 
 def _select_mig_configmap(
-    maps: list[ConfigMapInput], settings: dict[str, Setting], inputs: Inputs, groups: tuple[NodeGroup, ...]
-) -> tuple[ConfigMapInput | None, list[Todo]]:
+    maps: list[ConfigMap], settings: dict[str, Setting], inputs: Inputs, groups: tuple[NodeGroup, ...]
+) -> tuple[ConfigMap | None, list[Todo]]:
     name = settings.get("migManager.config.name")
     if name is not None and name.value and name.value != DEFAULT_MIG_CONFIGMAP:
         found = _named(maps, str(name.value))

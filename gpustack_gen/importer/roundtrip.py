@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 from ..catalog import PRODUCT_LABEL, GpuModel, builtin_mig_config, get_gpu
 from ..compile.artifact import DEVICE_PLUGIN_CONFIGMAP, DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, MIG_PARTED_CONFIGMAP
 from ..errors import FleetError
+from ..k8s_state import Node
 from ..model.backends.gpu_operator import RESOURCE_GPU
 from ..versions import OperatorVersion
-from .inputs import NodeInput
 from .recover import (
     MIG_CONFIG_KEY,
     OWNED_KEYS,
@@ -227,7 +227,7 @@ def _config_renames(state: OperatorState, rendered: _Rendered, expected: list[st
 _Canonical = dict[str, Any] | str  # flattened config, or a description of why there is none
 
 
-def _input_plugin(node: NodeInput, state: OperatorState) -> _Canonical:
+def _input_plugin(node: Node, state: OperatorState) -> _Canonical:
     key = plugin_key_of(node.labels, state)
     cm = state.plugin_configmap
     if key is None:
@@ -337,7 +337,7 @@ def _layout(kind: str, detail: Any) -> _Mig:
     return (kind, str(detail) if detail is not None else "")
 
 
-def _input_mig(node: NodeInput, state: OperatorState, gpu: GpuModel) -> _Mig:
+def _input_mig(node: Node, state: OperatorState, gpu: GpuModel) -> _Mig:
     name = mig_name_of(node.labels, state)
     if state.mig_configmap is not None:
         config, error = parse_embedded(state.mig_configmap.data.get(MIG_CONFIG_KEY, ""))

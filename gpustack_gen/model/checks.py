@@ -14,6 +14,7 @@ from ..catalog import (
 from ..catalog.profile_grammar import unreadable_profile
 from ..errors import Severity
 from ..yamlio.source import PathKey, format_path
+from .backends import backends_offering
 from .fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool, Workload
 from .resolve import ClusterOrigin, PoolOrigin, Report
 
@@ -178,10 +179,12 @@ def _pool_name(cluster: Cluster, pool: Pool) -> str:
 
 def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report: Report) -> None:
     if pool.sharing.strategy not in cluster.semantics.STRATEGIES:
+        offering = backends_offering(pool.sharing.strategy)
         report.error(
             origin.sharing.get("strategy", origin.sharing_path),
             f"strategy {pool.sharing.strategy} does not exist on backend {cluster.backend} (cluster {cluster.name!r})",
-            f"backend {cluster.backend} offers {', '.join(sorted(cluster.semantics.STRATEGIES))}",
+            f"backend {cluster.backend} offers {', '.join(sorted(cluster.semantics.STRATEGIES))}"
+            + (f"; set the cluster's backend: {offering[0]} for {pool.sharing.strategy}" if offering else ""),
         )
         return
     sharing = pool.sharing
@@ -215,6 +218,8 @@ def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report
             if gpu.mig_capable
             else "size each pod's GPU memory use to 1/replicas of the GPU",
         )
+    if sharing.strategy == "hami":
+        _warn_hami(cluster, pool, origin, strategy_path, report)
     if sharing.strategy == "mps":
         if not release.has_mps:
             report.error(
@@ -277,6 +282,27 @@ def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report
             layout_path,
             f"mig.strategy single allows one MIG profile type per node; this layout has {len(layout)}",
             "set the cluster's mig.strategy: mixed, or use one profile",
+        )
+
+
+def _warn_hami(cluster: Cluster, pool: Pool, origin: PoolOrigin, strategy_path: PathKey, report: Report) -> None:
+    """HAMi's isolation and its documented bypasses (web docs/faq/faq.md, docs/troubleshooting), and the
+    overcommit upstream calls experimental (web docs/userguide/configure.md)."""
+    report.warn(
+        strategy_path,
+        f"HAMi on {_pool_name(cluster, pool)} enforces GPU memory and compute limits in software, by intercepting "
+        "CUDA calls: they do not hold with CUDA_DISABLE_CONTROL=true, inside Docker-in-Docker, or for programs that "
+        "call the GPU driver directly, and compute limits throttle kernel launches, so use fluctuates",
+        "use MIG where isolation is a compliance or SLA requirement"
+        if pool.gpu.mig_capable
+        else "keep CUDA_DISABLE_CONTROL out of the workloads, and size their gpuMemory to what they really use",
+    )
+    if pool.sharing.memory_scaling > 1:
+        report.warn(
+            origin.sharing.get("memoryScaling", strategy_path),
+            f"memoryScaling {pool.sharing.memory_scaling:g} on {_pool_name(cluster, pool)} hands out more GPU memory "
+            "than the GPUs have, which HAMi calls experimental: pods that use what they were given run out of memory",
+            "keep memoryScaling at 1 unless the workloads use much less memory than they ask for",
         )
 
 
@@ -346,6 +372,10 @@ def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report, br
             )
             continue
         if not _check_workload_profile(cluster, pool, workload.mig_profile, path, report):
+            continue
+        if not _check_gpu_share_fields(pool, workload, path, report):
+            continue
+        if not cluster.semantics.check_workload(cluster, pool, workload, path, report):
             continue
         if cluster.semantics.DEVICE_PLUGIN_LIMITS:  # elsewhere a claim for several devices gets distinct ones
             _check_shared_request(cluster, pool, workload, path, report)
@@ -425,10 +455,42 @@ def _report_capacity(
         origin.workloads[(overflowing.namespace, overflowing.name)],
         f"workloads ask for {wanted} {resource} of pool {pool.name!r} ({', '.join(who)}), which has {total}: "
         f"{overflowing.name} takes the total past it",
-        "add nodes, raise the pool's sharing replicas, or lower the workloads' replicas"
-        if pool.sharing.is_shared
-        else "add nodes or GPUs per node, or lower the workloads' gpus or replicas",
+        _capacity_hint(pool, resource),
     )
+
+
+def _capacity_hint(pool: Pool, resource: str) -> str:
+    if pool.sharing.strategy == "hami":
+        if resource.endswith("/gpu"):
+            return "add nodes, raise the pool's split, or lower the workloads' replicas"
+        return "add nodes, or lower the workloads' replicas or their GPU memory and cores"
+    if pool.sharing.is_shared:
+        return "add nodes, raise the pool's sharing replicas, or lower the workloads' replicas"
+    return "add nodes or GPUs per node, or lower the workloads' gpus or replicas"
+
+
+_GPU_SHARE_FIELDS = (
+    ("gpuMemory", "gpu_memory_mib"),
+    ("gpuMemoryPercent", "gpu_memory_percent"),
+    ("gpuCores", "gpu_cores"),
+)
+
+
+def _check_gpu_share_fields(pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:
+    """GPU memory and compute shares exist on pools with strategy hami only."""
+    if pool.sharing.strategy == "hami":
+        return True
+    given = [alias for alias, name in _GPU_SHARE_FIELDS if getattr(workload, name) is not None]
+    for alias in given:
+        offering = backends_offering("hami")
+        report.error(
+            (*path, alias),
+            f"{alias} needs a pool that shares GPUs by memory and compute (strategy hami); pool {pool.name!r} "
+            f"uses {pool.sharing.strategy}",
+            f"give the pool sharing: {{strategy: hami, split: 4}} (backend {' or '.join(offering)}), or remove {alias}",
+            key=True,
+        )
+    return not given
 
 
 def _check_workload_profile(

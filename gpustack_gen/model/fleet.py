@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..catalog import GpuModel, builtin_mig_config
 from ..dra_versions import NEWEST_DRA, DraDriverVersion
 from ..errors import Problem
+from ..hami_versions import HAMI_NAMESPACE, NEWEST_HAMI, HamiVersion
 from ..versions import OperatorVersion, parse_version
 
 if TYPE_CHECKING:
@@ -52,17 +53,21 @@ ISOLATION = {
     "time-slicing": "none: pods sharing a GPU share its memory and compute; one pod can run the others out of memory",
     "mps": "none for memory: MPS clients share the GPU's memory (each gets 1/replicas of compute)",
     "mig": "hardware: each MIG device has its own memory and compute slices",
+    "hami": "software: HAMi's CUDA interception enforces each pod's GPU memory and compute limits",
 }
 
 
 @dataclass(frozen=True, slots=True)
 class Sharing:
-    strategy: str  # none | time-slicing | mps | mig
+    strategy: str  # none | time-slicing | mps | mig | hami
     replicas: int = 1
     rename_by_default: bool = False
     fail_requests_greater_than_one: bool = False
     mig_layout: MigLayout = ()  # custom per-GPU layout, largest profile first (canonical_mig_layout)
     mig_config: str | None = None  # a built-in mig-parted config name, when named instead of a layout
+    split: int = 1  # hami: vGPUs per physical GPU
+    memory_scaling: float = 1.0  # hami: GPU memory handed out per GPU, as a multiple of the real memory
+    policy: str | None = None  # hami: binpack | spread (None: HAMi's defaults)
     # Backend dra only (the driver's GpuConfig); None: the driver's default.
     interval: str | None = None  # time-slicing: Default | Short | Medium | Long
     active_thread_percentage: int | None = None  # mps: per client, 0-100
@@ -80,6 +85,11 @@ class Sharing:
             if self.mig_config:
                 return f"MIG {self.mig_config}"
             return "MIG " + ", ".join(name if count == 1 else f"{name} x{count}" for name, count in self.mig_layout)
+        if self.strategy == "hami":
+            text = f"HAMi, {self.split} per GPU"
+            if self.memory_scaling != 1:
+                text += f", memory x{self.memory_scaling:g}"
+            return text
         text = f"{'MPS' if self.strategy == 'mps' else self.strategy}, {self.replicas} per GPU"
         if self.rename_by_default:
             text += " as nvidia.com/gpu.shared"
@@ -102,6 +112,7 @@ class Pool:
     node_selector: tuple[tuple[str, str], ...]
     taints: tuple[Taint, ...]
     sharing: Sharing
+    node_names: tuple[str, ...] = ()  # backend hami: the pool's nodes by name
 
     @property
     def physical_gpus(self) -> int:
@@ -138,6 +149,9 @@ class Workload:
     cpu: str | None
     memory: str | None
     helm: HelmRelease | None = None
+    gpu_memory_mib: int | None = None  # HAMi pools: GPU memory per GPU
+    gpu_memory_percent: int | None = None  # HAMi pools: GPU memory per GPU, as a percentage
+    gpu_cores: int | None = None  # HAMi pools: percentage of each GPU's compute
 
     @property
     def file_stem(self) -> str:
@@ -161,6 +175,14 @@ class OperatorConfig:
     def mps_fail_requests_configurable(self) -> bool:
         """The pinned device plugin honours an explicit MPS ``failRequestsGreaterThanOne`` (v0.20.0 and newer)."""
         return mps_fail_requests_configurable(self.release.device_plugin)
+
+
+@dataclass(frozen=True, slots=True)
+class HamiConfig:
+    """The HAMi chart a cluster with backend hami installs."""
+
+    release: HamiVersion = NEWEST_HAMI
+    namespace: str = HAMI_NAMESPACE
 
 
 DEFAULT_DRA_NAMESPACE = "nvidia-dra-driver-gpu"  # as NVIDIA's DRA install guide and the upgrade guide name it
@@ -244,6 +266,7 @@ class Cluster:
     default_sharing: str = DEFAULT_SHARING_AUTO  # auto | none | a pool name: what nodes without the label get
     retired: Retired = Retired()
     backend: str = "gpu-operator"  # what advertises the GPUs (model/backends): gpu-operator | hami | dra
+    hami: HamiConfig = HamiConfig()
     dra: DraConfig = DraConfig()
 
     def pool(self, name: str) -> Pool | None:
@@ -263,12 +286,21 @@ class Cluster:
     def resources_per_node(self, pool: Pool) -> dict[str, int]:
         return {k: v * pool.gpus_per_node for k, v in self.resources_per_gpu(pool).items()}
 
+    def allocatable_per_node(self, pool: Pool) -> dict[str, int]:
+        """What the kubelet shows in a node's allocatable for ``pool``: part of :meth:`resources_per_node`
+        where a backend accounts for more than the device plugin advertises (HAMi's memory and cores)."""
+        return {k: v * pool.gpus_per_node for k, v in self.semantics.allocatable_per_gpu(self, pool).items()}
+
     def resources_total(self, pool: Pool) -> dict[str, int]:
         return {k: v * pool.nodes for k, v in self.resources_per_node(pool).items()}
 
     def workload_request(self, workload: Workload) -> dict[str, int]:
-        """The extended resources one pod of ``workload`` asks for."""
+        """What one pod of ``workload`` takes of its pool's resources (:meth:`resources_per_node`)."""
         return self.semantics.workload_request(self, workload)
+
+    def workload_limits(self, workload: Workload) -> dict[str, int]:
+        """The extended resources one pod of ``workload`` lists in ``resources.limits``."""
+        return self.semantics.workload_limits(self, workload)
 
     def requested_by_pool(self, workloads: Iterable[Workload] | None = None) -> dict[str, dict[str, int]]:
         """Pool name -> resource -> what ``workloads`` (default: all of the cluster's) ask for, x replicas.

@@ -137,7 +137,7 @@ Quantity = Annotated[
     AfterValidator(_quantity_syntax),
     Field(json_schema_extra={"pattern": QUANTITY}),
 ]
-StrategyName = Literal["none", "time-slicing", "mps", "mig"]
+StrategyName = Literal["none", "time-slicing", "mps", "mig", "hami"]
 
 
 class _Model(BaseModel):
@@ -210,7 +210,7 @@ class SharingPolicy(_Model):
 
     strategy: StrategyName | None = Field(
         default=None,
-        description="none (whole GPUs), time-slicing or mps (several pods per GPU, no memory isolation), mig (hardware partitions).",
+        description="none (whole GPUs), time-slicing or mps (several pods per GPU, no memory isolation), mig (hardware partitions), hami (several pods per GPU with memory and compute limits enforced in software; backend hami).",
     )
     replicas: int | None = Field(
         default=None,
@@ -233,6 +233,22 @@ class SharingPolicy(_Model):
         default=None,
         min_length=1,
         description="mig: a built-in mig-parted config of the Operator, e.g. all-balanced or all-1g.10gb.",
+    )
+    split: int | None = Field(
+        default=None,
+        ge=1,
+        le=128,
+        description="hami: vGPUs per physical GPU, how many pods may share one GPU (HAMi's deviceSplitCount).",
+    )
+    memory_scaling: float | None = Field(
+        default=None,
+        gt=0,
+        le=100,
+        description="hami: GPU memory HAMi hands out per GPU, as a multiple of the real memory (deviceMemoryScaling, default 1). Above 1 overcommits memory, which upstream calls experimental.",
+    )
+    policy: Literal["binpack", "spread"] | None = Field(
+        default=None,
+        description="hami: binpack (fill a node, and each GPU, before the next) or spread (the opposite); HAMi's scheduler policy, one setting per cluster. Default: HAMi's (nodes binpack, GPUs spread).",
     )
     interval: str | None = Field(
         default=None,
@@ -289,6 +305,11 @@ class NodePool(_Model):
         default=None,
         description="The pool's sharing policy; overrides the cluster and fleet policies for its GPU model.",
     )
+    node_names: list[Annotated[str, Field(max_length=253, pattern=DNS1123_SUBDOMAIN)]] | None = Field(
+        default=None,
+        min_length=1,
+        description="Backend hami: the names of the pool's nodes, one per node. HAMi matches per-node settings by node name only, so a pool whose split or memoryScaling differs from the cluster's other pools needs them.",
+    )
 
 
 class WorkloadRelease(_Model):
@@ -324,6 +345,22 @@ class Workload(_Model):
     )
     cpu: Quantity | None = Field(default=None, description="CPU request as a Kubernetes quantity, e.g. 300m or 2.")
     memory: Quantity | None = Field(default=None, description="Memory request as a Kubernetes quantity, e.g. 3Gi.")
+    gpu_memory: Quantity | None = Field(
+        default=None,
+        description="On HAMi pools: GPU memory per GPU as a Kubernetes quantity, e.g. 3Gi (written as MiB in nvidia.com/gpumem).",
+    )
+    gpu_memory_percent: int | None = Field(
+        default=None,
+        ge=1,
+        le=100,
+        description="On HAMi pools: GPU memory per GPU as a percentage of the GPU's (nvidia.com/gpumem-percentage); instead of gpuMemory.",
+    )
+    gpu_cores: int | None = Field(
+        default=None,
+        ge=1,
+        le=100,
+        description="On HAMi pools: percentage of each GPU's compute (nvidia.com/gpucores). Without it and without a memory limit, HAMi gives the pod whole GPUs.",
+    )
     helm: WorkloadRelease | None = Field(
         default=None,
         description="The Helm release that deploys the workload (optional; makes plan's redeploy commands runnable).",
@@ -464,6 +501,18 @@ class RetiredConfigs(_Model):
     )
 
 
+class HamiSettings(_Model):
+    """The HAMi chart (backend hami)."""
+
+    version: str | None = Field(
+        default=None,
+        description='HAMi chart version, quoted, e.g. "2.10.0". Default: the newest known.',
+    )
+    namespace: DnsLabel | None = Field(
+        default=None, description="Namespace of the HAMi release (default kube-system, as upstream installs it)."
+    )
+
+
 class DraSettings(_Model):
     """The NVIDIA DRA driver chart (backend dra)."""
 
@@ -494,10 +543,11 @@ class ClusterSettings(_Model):
         default=None,
         description="GitOps delivery: Argo CD, Flux and helmfile wrappers around the chart and its values.",
     )
-    backend: Literal["gpu-operator", "dra"] | None = Field(
+    backend: Literal["gpu-operator", "hami", "dra"] | None = Field(
         default=None,
-        description="What advertises the GPUs to Kubernetes: gpu-operator (default: the GPU Operator's device plugin) or dra (the NVIDIA DRA driver: DeviceClasses and ResourceClaims; Kubernetes 1.32 or newer).",
+        description="What advertises the GPUs to Kubernetes: gpu-operator (default: the GPU Operator's device plugin), hami (HAMi's device plugin and scheduler; the GPU Operator still installs the driver and toolkit) or dra (the NVIDIA DRA driver: DeviceClasses and ResourceClaims; Kubernetes 1.32 or newer).",
     )
+    hami: HamiSettings | None = Field(default=None, description="HAMi chart settings (backend hami).")
     default_sharing: str | None = Field(
         default=None,
         min_length=1,

@@ -14,6 +14,7 @@ from typing import Any
 from ..catalog import get_gpu, suggest_gpus
 from ..dra_versions import NEWEST_DRA, UnknownDraVersion, require_dra_version
 from ..errors import Problem, Severity
+from ..hami_versions import HAMI_NAMESPACE, NEWEST_HAMI, UnknownHamiVersion, require_hami_version
 from ..versions import (
     NEWEST_OPERATOR,
     OPERATOR_VERSIONS,
@@ -35,6 +36,7 @@ from .fleet import (
     Delivery,
     DraConfig,
     FluxDelivery,
+    HamiConfig,
     HelmRelease,
     OperatorConfig,
     Pool,
@@ -47,6 +49,7 @@ from .fleet import (
     mps_fail_requests_configurable,
 )
 from .names import KUBERNETES_VERSION
+from .quantity import quantity_mib, quantity_value
 
 DEFAULT_NAMESPACE = "gpu-operator"
 
@@ -170,6 +173,7 @@ def resolve_cluster(
                 node_selector=tuple(pool_spec.node_selector.items()),
                 taints=tuple(Taint(t.key, t.value, t.effect) for t in pool_spec.taints),
                 sharing=sharing,
+                node_names=tuple(pool_spec.node_names or ()),
             )
         )
         pool_origins.setdefault(pool_spec.name, PoolOrigin(pool_path, sharing_origin, sharing_path, entries, in_error))
@@ -187,8 +191,11 @@ def resolve_cluster(
             helm=None
             if w.helm is None
             else HelmRelease(w.helm.release, w.helm.chart, w.helm.version, tuple(w.helm.values_files or ())),
+            gpu_memory_mib=_gpu_memory_mib(w, (*here, "workloads", index), report),
+            gpu_memory_percent=w.gpu_memory_percent,
+            gpu_cores=w.gpu_cores,
         )
-        for w in spec.workloads
+        for index, w in enumerate(spec.workloads)
     )
     workload_paths: dict[tuple[str, str], PathKey] = {}
     for workload_index, w in enumerate(spec.workloads):
@@ -219,10 +226,40 @@ def resolve_cluster(
         delivery=delivery,
         default_sharing=default_sharing or DEFAULT_SHARING_AUTO,
         backend=setting("backend")[0] or DEFAULT_BACKEND,
+        hami=_resolve_hami(report, setting),
         retired=_resolve_retired(spec, here, operator, report),
         dra=_resolve_dra(report, setting),
     )
     return cluster, ClusterOrigin(here, pool_origins, workload_paths, origins, frozenset(unresolved), tuple(pool_paths))
+
+
+def _gpu_memory_mib(workload: intent.Workload, path: PathKey, report: Report) -> int | None:
+    """``gpuMemory`` in whole MiB, as HAMi's nvidia.com/gpumem counts it; None when unset or refused."""
+    if workload.gpu_memory is None:
+        return None
+    value = quantity_value(workload.gpu_memory)
+    if value < 2**20:
+        unit = f"{workload.gpu_memory}Mi" if isinstance(workload.gpu_memory, int) else "3Gi or 3072Mi"
+        report.error(
+            (*path, "gpuMemory"),
+            f"gpuMemory {workload.gpu_memory} is less than 1 MiB: a quantity without a unit counts bytes, and "
+            "HAMi counts GPU memory in MiB",
+            f"give the unit: {unit}",
+        )
+        return None
+    return quantity_mib(workload.gpu_memory)
+
+
+def _resolve_hami(report: Report, setting: Any) -> HamiConfig:
+    version, version_path = setting("hami", "version")
+    namespace, _ = setting("hami", "namespace")
+    release = NEWEST_HAMI
+    if version is not None:
+        try:
+            release = require_hami_version(version)
+        except UnknownHamiVersion as unknown:
+            report.error(version_path, str(unknown), unknown.hint)
+    return HamiConfig(release, namespace or HAMI_NAMESPACE)
 
 
 def _resolve_delivery(report: Report, setting: Any) -> Delivery:
@@ -466,7 +503,7 @@ def _resolve_sharing(
         report.error(
             first[:-1],
             f"sharing options ({', '.join(merged)}) are given but no strategy",
-            "add strategy: time-slicing, mps or mig",
+            "add strategy: time-slicing, mps, mig or hami",
         )
         # Reported once: checking the options against 'none' as well would only repeat it.
         merged, origin = {}, {}
@@ -478,6 +515,9 @@ def _resolve_sharing(
         fail_requests_greater_than_one=_fail_requests_greater_than_one(strategy, merged, origin, operator, report),
         mig_layout=canonical_mig_layout(merged.get("layout", {}).items()) if strategy == "mig" else (),
         mig_config=merged.get("config") if strategy == "mig" else None,
+        split=int(merged.get("split", 1)) if strategy == "hami" else 1,
+        memory_scaling=float(merged.get("memoryScaling", 1)) if strategy == "hami" else 1.0,
+        policy=merged.get("policy") if strategy == "hami" else None,
         interval=merged.get("interval") if strategy == "time-slicing" else None,
         active_thread_percentage=merged.get("activeThreadPercentage") if strategy == "mps" else None,
         pinned_memory_limit=_text(merged.get("pinnedMemoryLimit")) if strategy == "mps" else None,
@@ -536,6 +576,7 @@ _FIELDS_BY_STRATEGY = {
     "time-slicing": {"replicas", "renameByDefault", "failRequestsGreaterThanOne", "interval"},
     "mps": {"replicas", "renameByDefault", "failRequestsGreaterThanOne", "activeThreadPercentage", "pinnedMemoryLimit"},
     "mig": {"layout", "config"},
+    "hami": {"split", "memoryScaling", "policy"},
 }
 # Why the DRA driver refuses an option under another strategy, in its own words (its GpuConfig and
 # MigDeviceConfig, api/nvidia.com/resource/v1beta1/sharing.go).
@@ -558,7 +599,7 @@ def _check_sharing_fields(
         if alias == "strategy" or alias in allowed:
             continue
         if strategy == "none":
-            hint = "strategy none gives whole GPUs; pick time-slicing, mps or mig to share"
+            hint = "strategy none gives whole GPUs; pick time-slicing, mps, mig or hami to share"
         else:
             hint = f"{strategy} takes {', '.join(sorted(allowed))}; remove {alias}"
         reason = _UPSTREAM_REASONS.get((alias, strategy))
@@ -566,6 +607,10 @@ def _check_sharing_fields(
         report.error(origin[alias], message, hint, key=True)
     if strategy in ("time-slicing", "mps") and "replicas" not in merged:
         report.error(sharing_path, f"{strategy} needs replicas (how many pods share one GPU)", "add replicas: 4")
+    if strategy == "hami" and "split" not in merged:
+        report.error(
+            sharing_path, "hami needs split (vGPUs per physical GPU: how many pods share one GPU)", "add split: 4"
+        )
     if strategy == "mig" and "layout" not in merged and "config" not in merged:
         report.error(
             sharing_path,
@@ -584,16 +629,19 @@ def _resolve_retired(spec: intent.Cluster, here: PathKey, operator: OperatorConf
         path: PathKey = (*base, "devicePluginConfigs", key)
         values = {alias: value for alias, name in _SHARING_ATTRIBUTES if (value := getattr(policy, name)) is not None}
         strategy = values.get("strategy")
-        if strategy is None or strategy == "mig":
-            report.error(
-                path,
-                "a retired device-plugin config needs the strategy it had: none, time-slicing or mps"
-                if strategy is None
-                else "MIG layouts are not device-plugin configs",
-                "e.g. {strategy: time-slicing, replicas: 4}"
-                if strategy is None
-                else "list the old layout under retired.migConfigs",
-            )
+        if strategy is None or strategy in ("mig", "hami"):
+            message, hint = {
+                None: (
+                    "a retired device-plugin config needs the strategy it had: none, time-slicing or mps",
+                    "e.g. {strategy: time-slicing, replicas: 4}",
+                ),
+                "mig": ("MIG layouts are not device-plugin configs", "list the old layout under retired.migConfigs"),
+                "hami": (
+                    "HAMi policies are not device-plugin configs",
+                    "remove it: HAMi's settings live in hami-values.yaml, which nodes do not name",
+                ),
+            }[strategy]
+            report.error(path, message, hint)
             continue
         origin = {alias: (*path, alias) for alias in values}
         _check_sharing_fields(strategy, values, origin, path, report)

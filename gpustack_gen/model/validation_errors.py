@@ -29,6 +29,15 @@ _MISSING_EXAMPLES = {
 }
 
 
+# What the HAMi fields' bounds mean, for range errors.
+_HAMI_RANGE_HINTS = {
+    "split": "split is how many pods share one GPU (HAMi's deviceSplitCount), 1 to 128",
+    "memoryScaling": "a multiple of each GPU's memory, above 0: 1 hands out what the GPU has",
+    "gpuMemoryPercent": "a percentage of each GPU's memory, 1 to 100",
+    "gpuCores": "a percentage of each GPU's compute, 1 to 100; leave it out to set none aside",
+}
+
+
 def problems_from_validation_error(error: ValidationError, doc: SourceDocument, root: type[BaseModel]) -> list[Problem]:
     problems: list[Problem] = []
     seen: set[tuple[PathKey, str]] = set()
@@ -148,6 +157,8 @@ def _problem(item: Any, path: PathKey, doc: SourceDocument, root: type[BaseModel
             hint = "the number of nodes in the pool"
         elif len(path) >= 2 and path[-2] == "layout":
             hint = "instances of this profile per GPU; remove the profile instead of writing 0"
+        elif path and path[-1] in _HAMI_RANGE_HINTS:
+            hint = _HAMI_RANGE_HINTS[str(path[-1])]
     elif kind in ("too_short", "string_too_short"):
         message = "must not be empty"
         if isinstance(value, list):

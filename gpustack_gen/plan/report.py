@@ -12,7 +12,7 @@ JSON format (``format`` is ``gpustack-gen-plan/v1``; keys never change within v1
           "name": "prod",
           "steps": [                                # in order; empty when "errors" is not
             {
-              "action": "apply-configmaps",         # apply-configmaps | operator | label-nodes |
+              "action": "apply-configmaps",         # apply-configmaps | operator | backend | label-nodes |
                                                     # restart-device-plugin | drain | wait | uncordon |
                                                     # update-workloads | prune | dra-driver
               "command": "kubectl apply -k rendered/prod",   # null: no command can do it (see reason)

@@ -10,7 +10,9 @@ import json
 from typing import Any
 
 from ..compile.artifact import Artifact, EmbeddedYaml
+from ..compile.backends import backend_of
 from ..compile.gitops import GITOPS_KINDS
+from ..compile.operator import CHART, VALUES_FILE
 from ..errors import InternalError
 from ..model.backends.dra import gates as dra_gates
 from ..model.fleet import Cluster
@@ -18,6 +20,7 @@ from .device_plugin import check_device_plugin_config
 from .dra import check_driver_values, check_opaque_configs
 from .findings import SchemaFinding, findings_from_errors
 from .gitops import check_gitops_document, wrapper_disagreements
+from .hami_keys import check_hami_values
 from .kubernetes import KubernetesSchemaNotFound, check_kubernetes_object, check_workload_fragment
 from .memo import MEMO_SIZE, json_key
 from .mig_parted import check_mig_parted_config
@@ -50,6 +53,13 @@ def validate_artifacts(cluster: Cluster, artifacts: list[Artifact]) -> None:
                     findings = check_mig_parted_config(config)
                     if findings:
                         raise InternalError(artifact.path, f"data.{key}.{findings[0].path}", findings[0].message)
+            elif artifact.kind == "hami-values":
+                hami_findings = check_hami_values(document, cluster.hami.release)
+                if hami_findings:
+                    first = hami_findings[0]
+                    raise InternalError(
+                        artifact.path, first.path, f"{first.message} (HAMi chart {cluster.hami.release.version})"
+                    )
             elif artifact.kind == "dra-driver-values":
                 _raise_first(artifact, check_driver_values(document, cluster.dra.release))
             elif artifact.kind in ("dra-device-classes", "dra-claims"):
@@ -68,12 +78,15 @@ def _raise_first(artifact: Artifact, findings: list[SchemaFinding]) -> None:
 
 
 def _check_wrappers_agree(cluster: Cluster, artifacts: list[Artifact]) -> None:
-    """Every GitOps wrapper pins the values' chart version and carries exactly the values file's content."""
-    values = next((a.documents[0] for a in artifacts if a.kind == "helm-values"), None)
+    """Every GitOps wrapper pins its chart's version and carries exactly the content of that chart's values file."""
+    values = {a.path: a.documents[0] for a in artifacts if a.documents}
     wrappers = [(a.path, d) for a in artifacts if a.kind in GITOPS_KINDS for d in a.documents]
-    if values is None or not wrappers:
+    if VALUES_FILE not in values or not wrappers:
         return
-    for path, message in wrapper_disagreements(cluster.operator.release.version, values, wrappers):
+    charts = {CHART: (cluster.operator.release.version, values[VALUES_FILE], VALUES_FILE)}
+    for release in backend_of(cluster).releases(cluster):
+        charts[release.chart] = (release.version, values.get(release.values_file, {}), release.values_file)
+    for path, message in wrapper_disagreements(charts, wrappers):
         raise InternalError(path, "", message)
 
 

@@ -2,7 +2,8 @@
 
 The schema (``schemas/gitops.schema.json``) covers exactly the subset gpustack-gen writes; the upstream
 CRDs are held against the same documents in the test suite. :func:`wrapper_disagreements` makes sure no
-wrapper pins another chart version or carries other values than ``gpu-operator-values.yaml``.
+wrapper pins another chart version or carries other values than the values file of its chart
+(``gpu-operator-values.yaml``, or a backend's own, such as ``hami-values.yaml``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from gpustack_gen.validate.schema_files import schema_validator
 
 SCHEMA_NAME = "gitops.schema.json"
 
-__all__ = ["SCHEMA_NAME", "check_gitops_document", "pinned_chart", "wrapper_disagreements"]
+__all__ = ["SCHEMA_NAME", "check_gitops_document", "pinned_charts", "wrapper_disagreements"]
 
 
 def check_gitops_document(document: Mapping[str, Any]) -> list[SchemaFinding]:
@@ -23,36 +24,45 @@ def check_gitops_document(document: Mapping[str, Any]) -> list[SchemaFinding]:
     return schema_findings(schema_validator(SCHEMA_NAME), document)
 
 
-def pinned_chart(document: Mapping[str, Any]) -> tuple[str | None, Any]:
-    """(chart version, inline values) a wrapper document pins; values is None where it has none inline."""
+def pinned_charts(document: Mapping[str, Any]) -> list[tuple[str | None, str | None, Any]]:
+    """(chart, version, inline values) of each chart a wrapper document pins; values is None where it has none
+    inline, version None where it pins none (a HelmRelease's chartRef leaves the version to its source)."""
     kind = document.get("kind")
     spec = document.get("spec", {})
     if kind == "Application":
         source = spec.get("source", {})
-        return source.get("targetRevision"), source.get("helm", {}).get("valuesObject")
+        return [(source.get("chart"), source.get("targetRevision"), source.get("helm", {}).get("valuesObject"))]
     if kind == "HelmRelease":
-        version = spec.get("chart", {}).get("spec", {}).get("version")
-        return version, spec.get("values")
+        if "chartRef" in spec:
+            return [(spec["chartRef"].get("name"), None, spec.get("values"))]
+        chart = spec.get("chart", {}).get("spec", {})
+        return [(chart.get("chart"), chart.get("version"), spec.get("values"))]
     if kind == "OCIRepository":
-        return spec.get("ref", {}).get("tag"), None
+        return [(document.get("metadata", {}).get("name"), spec.get("ref", {}).get("tag"), None)]
     if "releases" in document:
-        releases = document["releases"]
-        return (releases[0].get("version") if releases else None), None
-    return None, None
+        return [(str(r.get("chart", "")).rsplit("/", 1)[-1], r.get("version"), None) for r in document["releases"]]
+    return []
 
 
 def wrapper_disagreements(
-    version: str, values: Mapping[str, Any], documents: Iterable[tuple[str, Mapping[str, Any]]]
+    charts: Mapping[str, tuple[str, Mapping[str, Any], str]], documents: Iterable[tuple[str, Mapping[str, Any]]]
 ) -> list[tuple[str, str]]:
-    """(path, message) for every wrapper document that pins another version or carries other values."""
+    """(path, message) for every wrapper document that pins another version or carries other values.
+
+    ``charts`` maps each chart the cluster installs to (its version, its values, the values file's name).
+    """
     problems: list[tuple[str, str]] = []
     for path, document in documents:
-        pinned, carried = pinned_chart(document)
-        if document.get("kind") in ("Application", "HelmRelease", "OCIRepository") or "releases" in document:
-            if pinned is None and not (document.get("kind") == "HelmRelease" and "chartRef" in document["spec"]):
+        chart_ref = document.get("kind") == "HelmRelease" and "chartRef" in document.get("spec", {})
+        for chart, pinned, carried in pinned_charts(document):
+            if chart is None or chart not in charts:
+                problems.append((path, f"wraps chart {chart}, which no values file of the cluster is for"))
+                continue
+            version, values, values_file = charts[chart]
+            if pinned is None and not chart_ref:
                 problems.append((path, f"{document.get('kind', 'helmfile')} pins no chart version"))
             elif pinned is not None and pinned != version:
                 problems.append((path, f"pins chart version {pinned}, the values are for {version}"))
-        if carried is not None and carried != values:
-            problems.append((path, "carries other values than gpu-operator-values.yaml"))
+            if carried is not None and carried != values:
+                problems.append((path, f"carries other values than {values_file}"))
     return problems

@@ -8,8 +8,16 @@ must no longer be written (removed, or a no-op). Conformance tests hold it again
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
-from ..versions import OperatorVersion, parse_version
+from ..versions import VersionTuple, parse_version
+
+
+class Versioned(Protocol):
+    """A chart version of a table (GPU Operator, HAMi): what a gate compares."""
+
+    @property
+    def key(self) -> VersionTuple: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,7 +26,7 @@ class KeyGate:
     since: str = "v23.9.0"
     until: str | None = None  # first version where it is not written
 
-    def allows(self, release: OperatorVersion) -> bool:
+    def allows(self, release: Versioned) -> bool:
         since = parse_version(self.since)
         until = parse_version(self.until) if self.until else None
         assert since is not None

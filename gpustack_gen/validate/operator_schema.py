@@ -100,7 +100,8 @@ KEY_DOCS: Mapping[str, KeyDoc] = {
         "The NVIDIA device plugin DaemonSet (and GPU Feature Discovery, which shares its config).", _OBJECT
     ),
     "devicePlugin.enabled": KeyDoc(
-        "Deploy the device plugin; false where another component advertises the GPUs, such as the DRA driver.",
+        "Deploy the NVIDIA device plugin; false where another component advertises the GPUs (HAMi's device plugin, "
+        "the DRA driver).",
         _BOOL,
     ),
     "devicePlugin.config": KeyDoc("The device-plugin config ConfigMap to use.", _OBJECT),

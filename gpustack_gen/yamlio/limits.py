@@ -13,6 +13,9 @@ MAX_DEPTH = 64
 # Each input of ``import`` (values, ConfigMaps, ClusterPolicy, nodes). ruamel's round-trip parser reads about
 # 100 KB/s: 16 MiB is a node list of a few thousand nodes.
 MAX_IMPORT_INPUT_BYTES = 16 * 1024 * 1024
+# The same inputs as JSON (``kubectl get -o json``, what ``verify --from`` reads), which the json module parses at
+# about 100 MB/s: a pod list of a few thousand nodes.
+MAX_JSON_INPUT_BYTES = 128 * 1024 * 1024
 
 # Each file of a rendered folder that ``diff`` reads; larger ones are not ours and are skipped unread.
 MAX_RENDERED_FILE_BYTES = 4 * 1024 * 1024

@@ -39,6 +39,18 @@ def _single(data: dict[str, Any]) -> None:
     prod(data)["mig"]["strategy"] = "single"  # the device plugin refuses MPS under mixed
 
 
+def _to_hami(data: dict[str, Any]) -> None:
+    """On HAMi: 4 vGPUs per T4, 3 GiB per api pod."""
+    prod(data)["backend"] = "hami"
+    pool(data, "t4")["sharing"] = {"strategy": "hami", "split": 4}
+    prod(data)["workloads"][0]["gpuMemory"] = "3Gi"
+
+
+def _hami(data: dict[str, Any]) -> None:
+    _single(data)
+    _to_hami(data)
+
+
 def _dra_ready(data: dict[str, Any]) -> None:
     """What backend dra needs (Kubernetes 1.34, GPU Operator v26.7.0) and fits (a claim shared by 4 pods at most)."""
     prod(data).update(kubernetes="1.34.2")
@@ -61,6 +73,18 @@ def _dra(**settings: object) -> Edit:
 
 
 CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit | None]] = {
+    "backend-switch": (
+        _to_hami,
+        [("backend-switch", "disruptive", None), ("workload-values", "restart", None)],
+        ["drain", "operator", "wait", "backend", "label-nodes", "prune", "wait", "update-workloads", "uncordon"],
+        _single,
+    ),
+    "hami-settings": (
+        lambda d: pool(d, "t4")["sharing"].update(split=5),
+        [("hami-settings", "restart", None)],
+        ["backend", "restart-device-plugin", "wait"],
+        _hami,
+    ),
     "device-plugin-config": (
         _t4(replicas=5),
         [("device-plugin-config", "restart", None)],
@@ -326,3 +350,10 @@ def test_a_cluster_added_on_dra_gets_the_driver_after_the_operator() -> None:
         "update-workloads",
         "update-workloads",
     ]
+
+
+def test_a_move_between_hami_and_dra_is_refused() -> None:
+    old = fleet(changed(_hami)).clusters[0]
+    new = fleet(changed(_on_dra)).clusters[0]
+    analysis = analyse(old, new)
+    assert [(f.rule, f.level.value) for f in analysis.errors] == [("dra-move", "error")]

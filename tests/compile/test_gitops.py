@@ -313,7 +313,9 @@ def test_render_wrap_on_the_command_line(tmp_path: Path) -> None:
     fleet_file = _fleet_file(tmp_path)
     runner = CliRunner()
     out = tmp_path / "out"
-    result = runner.invoke(main, ["render", str(fleet_file), "--out", str(out), "--wrap", "argocd", "--wrap", "helmfile"])
+    result = runner.invoke(
+        main, ["render", str(fleet_file), "--out", str(out), "--wrap", "argocd", "--wrap", "helmfile"]
+    )
     assert result.exit_code == 0, result.output
     assert (out / "c1" / "argocd-application.yaml").is_file()
     assert (out / "c1" / "helmfile.yaml").is_file()
@@ -429,6 +431,7 @@ def _conformance_fleets() -> Iterator[tuple[str, dict[str, Any]]]:
             },
         ),
     )
+    yield "hami", fleet(backend="hami", operator={"version": "v26.7.0"}, delivery={"wrap": ["argocd", "flux"]})
     for release in OPERATOR_VERSIONS:
         yield (
             f"all-{release.version}",

@@ -22,7 +22,7 @@ from gpustack_gen.versions import OPERATOR_VERSIONS, OperatorVersion
 EXAMPLE_LEAVES_OUT = {
     "driver.version": "the example keeps the driver the chart version ships",
     "devicePlugin.mps.root": "the example has no MPS pool (only the ClusterPolicy patch would carry it)",
-    "devicePlugin.enabled": "the example's clusters run the device plugin; backend dra turns it off",
+    "devicePlugin.enabled": "the example keeps the Operator's device plugin (backends hami and dra turn it off)",
     "driver.manager.env": "written on backend dra only (the driver manager evicts the DRA kubelet plugin)",
 }
 # Keys the patch writes out although the values leave them to the chart: a merge patch that omitted them

@@ -85,7 +85,7 @@ def test_no_coercion_to_strings(value: str, message: str, hint: str) -> None:
 def test_literal_with_did_you_mean() -> None:
     problem = only(edit({16: "sharing: {strategy: timeslicing}"}))
     assert problem.format() == (
-        f"fleet.yaml:16:29: {SHARING}.strategy: expected one of 'none', 'time-slicing', 'mps' or 'mig', "
+        f"fleet.yaml:16:29: {SHARING}.strategy: expected one of 'none', 'time-slicing', 'mps', 'mig' or 'hami', "
         "got the string 'timeslicing' (hint: did you mean 'time-slicing'?)"
     )
 

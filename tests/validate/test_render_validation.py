@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,7 @@ def test_a_patch_key_the_chart_version_lacks() -> None:
 def test_an_embedded_device_plugin_config_with_bad_replicas() -> None:
     cluster, artifacts = _compiled("prod")
     data = _document(artifacts, "device-plugin-configmap")["data"]
-    config = data["t4"].data
+    config = copy.deepcopy(data["t4"].data)  # the compilers' data is cached per cluster: never edit it in place
     config["sharing"]["timeSlicing"]["resources"][0]["replicas"] = 1
     data["t4"] = EmbeddedYaml(config)
     artifact, path, message = _failure(cluster, artifacts)
@@ -64,7 +65,7 @@ def test_an_embedded_device_plugin_config_with_bad_replicas() -> None:
 def test_an_embedded_mig_parted_config_with_devices_while_disabled() -> None:
     cluster, artifacts = _compiled("train")
     data = _document(artifacts, "mig-parted-configmap")["data"]
-    config = data["config.yaml"].data
+    config = copy.deepcopy(data["config.yaml"].data)
     config["mig-configs"]["all-disabled"][0]["mig-devices"] = {"1g.5gb": 1}
     data["config.yaml"] = EmbeddedYaml(config)
     artifact, path, _ = _failure(cluster, artifacts)

@@ -14,12 +14,14 @@ from typing import Protocol, cast
 from ..context import ClusterChange
 from ..model import Level, Outcome
 from . import (
+    backend_switch,
     cluster_added,
     cluster_removed,
     device_plugin_config,
     dra_move,
     dra_objects,
     driver,
+    hami_settings,
     mig_layout,
     mig_manager_config,
     mig_strategy,
@@ -45,6 +47,7 @@ class Rule(Protocol):
 _MODULES: tuple[ModuleType, ...] = (
     cluster_added,
     cluster_removed,
+    backend_switch,
     retention,
     prune,
     pool_removed,
@@ -57,6 +60,7 @@ _MODULES: tuple[ModuleType, ...] = (
     runtime,
     operator_version,
     mig_manager_config,
+    hami_settings,
     workload_values,
     pool_added,
     dra_objects,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...compile.backends import backend_of
+from ...compile.operator import operand_daemonsets
 from .. import commands, steps
 from ..context import ClusterChange
 from ..model import Action, Finding, Level, Outcome, Phase, Step
@@ -46,17 +48,24 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
             Phase.OPERATOR,
         )
     )
+    operands = operand_daemonsets(new)
     plan.append(
         Step(
             Action.WAIT,
             commands.wait_cluster_policy_ready("30m"),
-            commands.rollout_status(new, *commands.operand_daemonsets(new)),
-            "the Operator deploys the driver, toolkit, device plugin and GFD on every GPU node",
+            commands.rollout_status(new, *operands),
+            "the Operator deploys the driver, toolkit"
+            + (", device plugin" if len(operands) > 1 else "")
+            + " and GFD on every GPU node",
             None,
             ID,
             Phase.OPERATOR_WAIT,
         )
     )
+    releases = backend_of(new).releases(new)
+    plan += [
+        steps.release(change, new, release, f"install {release.chart} {release.version}", ID) for release in releases
+    ]
     for pool in pools:
         if change.new_names.mig_config_label(pool) is not None:
             plan.append(steps.mig_success(pool, ID))
@@ -68,7 +77,9 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
             ID,
             LEVEL,
             f"cluster {new.name} joins the fleet: apply its ConfigMaps, label its nodes, install the GPU Operator "
-            f"{new.operator.release.version} and deploy its workloads",
+            f"{new.operator.release.version}"
+            + "".join(f" and {r.chart} {r.version}" for r in releases)
+            + " and deploy its workloads",
             None,
             tuple(pool.name for pool in new.pools),
         ),

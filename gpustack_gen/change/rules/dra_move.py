@@ -24,7 +24,7 @@ from ...compile.artifact import DEVICE_PLUGIN_CONFIGMAP, DEVICE_PLUGIN_LABEL
 from ...compile.dra.claims import claim_object, shares_claim
 from ...compile.dra.device_classes import device_classes
 from ...compile.operator import operator_settings
-from ...model.backends import dra
+from ...model.backends import dra, gpu_operator
 from ...model.backends.dra import DEVICE_PLUGIN_DEPLOY_LABEL, KUBELET_PLUGIN_LABEL
 from ...model.fleet import Cluster, Pool, Workload
 from .. import commands, steps
@@ -79,6 +79,14 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
 def _blockers(change: ClusterChange) -> Iterator[tuple[str, str, str | None]]:
     """(message, hint, pool) for what would leave a pool with neither backend during the move."""
     old, new = change.both
+    if gpu_operator.NAME not in (old.backend, new.backend):
+        yield (
+            f"cluster {new.name} moves from backend {old.backend} to {new.backend}: gpustack-gen plans moves between "
+            f"the GPU Operator's device plugin and another backend only",
+            f"move to backend {gpu_operator.NAME} in one change, then to {new.backend} in another",
+            None,
+        )
+        return
     as_before = dataclasses.replace(new, backend=old.backend)
     if operator_settings(as_before) != operator_settings(old) or old.operator != new.operator:
         yield (

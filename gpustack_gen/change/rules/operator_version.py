@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...compile.operator import operand_daemonsets
 from .. import commands, steps
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome, Step
@@ -38,7 +39,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         return
     if before.release.version == after.release.version:
         return
-    daemonsets = commands.operand_daemonsets(new)
+    daemonsets = operand_daemonsets(new)
     if change.new_names.uses_mig_parted_config:
         daemonsets += (commands.MIG_MANAGER_DAEMONSET,)
     if after.toolkit_enabled:

@@ -22,10 +22,13 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         if pool.name in change.old_pools:
             continue
         labels = change.new_labels[pool.name]
-        plan: list[Step] = [
-            steps.apply_configmaps(change, new, f"add pool {pool.name}'s device-plugin key", ID),
-            steps.device_plugin_sync(new, labels[DEVICE_PLUGIN_LABEL], ID, pool.name),
-        ]
+        plan: list[Step] = []
+        key = labels.get(DEVICE_PLUGIN_LABEL)
+        if key is not None:  # the GPU Operator's device plugin reads the pool's config from the ConfigMap
+            plan += [
+                steps.apply_configmaps(change, new, f"add pool {pool.name}'s device-plugin key", ID),
+                steps.device_plugin_sync(new, key, ID, pool.name),
+            ]
         if pool.nodes > 0:
             plan.append(
                 steps.label_nodes(
@@ -44,7 +47,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
                 ID,
                 LEVEL,
                 f"pool {pool.name} added ({pool.nodes} x {pool.gpus_per_node} {pool.gpu.id}): create its node group "
-                f"with the selector labels {commands.selector(pool)} and the NVIDIA labels of node-labels.yaml",
+                f"with the selector labels {commands.selector(pool)} and the labels of node-labels.yaml",
                 pool.name,
                 (pool.name,),
             ),

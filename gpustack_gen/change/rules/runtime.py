@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET
+from ...compile.operator import operand_daemonsets
 from .. import commands, steps
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome
@@ -38,13 +40,16 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         if a != b and a is not None and b is not None  # a key one chart version lacks: operator-version
     ]
     if changes:
+        # The Operator's device plugin takes its device-list strategy from the CDI settings; a backend that
+        # turns it off (HAMi) has only the toolkit roll.
+        plugin = DEVICE_PLUGIN_DAEMONSET in operand_daemonsets(new)
         yield Outcome(
             Finding(
                 ID,
                 LEVEL,
                 f"container runtime settings change ({'; '.join(changes)}): the toolkit reconfigures and restarts "
-                "the container runtime on every GPU node, and the device plugin rolls with the new device-list "
-                "strategy",
+                "the container runtime on every GPU node"
+                + (", and the device plugin rolls with the new device-list strategy" if plugin else ""),
                 None,
                 tuple(p.name for p in new.pools),
             ),
@@ -52,8 +57,10 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
                 steps.operator(change, f"runtime settings change ({'; '.join(changes)})", ID),
                 steps.rollout_wait(
                     new,
-                    (commands.TOOLKIT_DAEMONSET, *commands.device_plugin_daemonset(new)),
-                    "the toolkit and the device plugin roll on every GPU node",
+                    (commands.TOOLKIT_DAEMONSET, *((DEVICE_PLUGIN_DAEMONSET,) if plugin else ())),
+                    "the toolkit and the device plugin roll on every GPU node"
+                    if plugin
+                    else "the toolkit rolls on every GPU node",
                     ID,
                 ),
             ),

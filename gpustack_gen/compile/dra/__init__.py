@@ -13,12 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from ...model.backends.dra import DEVICE_PLUGIN_DEPLOY_LABEL, KUBELET_PLUGIN_LABEL, NAME
-from ...model.fleet import Cluster, Pool
+from ...model.fleet import Cluster, Pool, Workload
 from ..artifact import MIG_CONFIG_LABEL, Artifact
 from ..gpu_operator import mig_manager_patch, mig_manager_values
 from ..gpu_operator.config_names import config_names
 from ..gpu_operator.configmaps import mig_parted_configmap
 from ..gpu_operator.nodes import NODE_LABELS_NOTE, node_labels_document
+from ..releases import ChartRelease
 from .claims import claim_object
 from .claims import workload_values as workload_values
 from .device_classes import device_classes
@@ -32,6 +33,8 @@ __all__ = [
     "operator_values",
     "patch_only",
     "pool_labels",
+    "releases",
+    "workload_notes",
     "workload_values",
 ]
 
@@ -48,7 +51,19 @@ def operator_values(cluster: Cluster) -> dict[str, Any]:
 
 
 def patch_only(cluster: Cluster) -> dict[str, Any]:
-    return mig_manager_patch(cluster)
+    """A merge patch keeps what it does not name: drop the device-plugin ConfigMap, which GFD would keep mounting
+    once nothing renders it, and the mig-parted one where no pool uses MIG."""
+    return {"devicePlugin": {"config": None}, **mig_manager_patch(cluster)}
+
+
+def releases(cluster: Cluster) -> tuple[ChartRelease, ...]:
+    """The driver's chart is installed by its own command (driver.py): an OCI chart, which the wrappers do not
+    describe yet."""
+    return ()
+
+
+def workload_notes(cluster: Cluster, workload: Workload) -> tuple[str, ...]:
+    return ("Its claim is in dra-claims.yaml: apply the cluster folder (kubectl apply -k) first.",)
 
 
 def objects(cluster: Cluster) -> list[Artifact]:

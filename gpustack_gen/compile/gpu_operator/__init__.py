@@ -11,8 +11,9 @@ from typing import Any
 
 from ...catalog import ALL_DISABLED
 from ...model.backends.gpu_operator import NAME
-from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool
+from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool, Workload
 from ..artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP, Artifact
+from ..releases import ChartRelease
 from ..workloads import limits_values as workload_values
 from .config_names import config_names
 from .configmaps import device_plugin_configmap, mig_parted_configmap
@@ -30,6 +31,8 @@ __all__ = [
     "operator_values",
     "patch_only",
     "pool_labels",
+    "releases",
+    "workload_notes",
     "workload_values",
 ]
 
@@ -77,6 +80,15 @@ def files(cluster: Cluster) -> list[Artifact]:
 
 def pool_labels(cluster: Cluster) -> dict[str, dict[str, str]]:
     return _pool_labels(cluster, config_names(cluster))
+
+
+def releases(cluster: Cluster) -> tuple[ChartRelease, ...]:
+    """The device plugin comes with the Operator's own chart."""
+    return ()
+
+
+def workload_notes(cluster: Cluster, workload: Workload) -> tuple[str, ...]:
+    return ()
 
 
 def capacity_details(cluster: Cluster, pool: Pool) -> dict[str, Any]:

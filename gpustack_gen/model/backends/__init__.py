@@ -3,10 +3,13 @@
 A backend is the component that advertises GPUs to the kubelet: the GPU Operator's device plugin
 (``gpu-operator``, the default), HAMi, or the NVIDIA DRA driver. Each registers a module here with
 ``NAME``, ``STRATEGIES`` (the sharing strategies its pools may use), ``resources_per_gpu`` (what one
-physical GPU of a pool advertises), ``workload_request`` (what one pod asks) and ``check`` (its own
-semantic rules, reported at the fleet file's lines), plus ``OPTIONS`` (the sharing options it reads),
-``DEVICE_PLUGIN_LIMITS`` and ``EXTENDED_RESOURCES`` (see :class:`BackendSemantics`). The compilers of each backend live in
-:mod:`gpustack_gen.compile`; nothing else branches on a backend's name.
+physical GPU of a pool offers), ``allocatable_per_gpu`` (the part of it a node's allocatable shows),
+``workload_request`` (what one pod takes of its pool), ``workload_limits`` (what one pod lists in
+``resources.limits``), ``check_workload`` (its rules for one workload; False when the workload cannot be
+counted against its pool) and ``check`` (its own semantic rules, reported at the fleet file's lines),
+plus ``OPTIONS`` (the sharing options it reads), ``DEVICE_PLUGIN_LIMITS`` and ``EXTENDED_RESOURCES`` (see
+:class:`BackendSemantics`). The compilers of each backend live in :mod:`gpustack_gen.compile`; nothing else
+branches on a backend's name.
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, cast
 
-from . import dra, gpu_operator
+from . import dra, gpu_operator, hami
 
 if TYPE_CHECKING:
+    from ...yamlio.source import PathKey
     from ..fleet import Cluster, Pool, Workload
     from ..resolve import ClusterOrigin, Report
 
@@ -34,15 +38,28 @@ class BackendSemantics(Protocol):
 
     def resources_per_gpu(self, cluster: Cluster, pool: Pool) -> dict[str, int]: ...
 
+    def allocatable_per_gpu(self, cluster: Cluster, pool: Pool) -> dict[str, int]: ...
+
     def workload_request(self, cluster: Cluster, workload: Workload) -> dict[str, int]: ...
+
+    def workload_limits(self, cluster: Cluster, workload: Workload) -> dict[str, int]: ...
+
+    def check_workload(
+        self, cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report
+    ) -> bool: ...
 
     def check(self, cluster: Cluster, origin: ClusterOrigin, report: Report) -> None: ...
 
 
 SEMANTICS: Mapping[str, BackendSemantics] = {
-    module.NAME: cast(BackendSemantics, module) for module in (gpu_operator, dra)
+    module.NAME: cast(BackendSemantics, module) for module in (gpu_operator, hami, dra)
 }
 
 
 def semantics(name: str) -> BackendSemantics:
     return SEMANTICS[name]
+
+
+def backends_offering(strategy: str) -> tuple[str, ...]:
+    """The backends whose pools may use ``strategy``, for hints."""
+    return tuple(name for name, backend in SEMANTICS.items() if strategy in backend.STRATEGIES)

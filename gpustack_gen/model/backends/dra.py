@@ -69,6 +69,11 @@ def resources_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
     return {device_class(pool): sharing.replicas if sharing.is_shared else 1}
 
 
+def allocatable_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
+    """Nothing: DRA devices are published in ResourceSlices, not in the node's allocatable."""
+    return {}
+
+
 def workload_request(cluster: Cluster, workload: Workload) -> dict[str, int]:
     """One pod's devices (or, on a shared pool, its slots of the devices its workload's claim holds)."""
     pool = cluster.pool(workload.pool)
@@ -76,6 +81,38 @@ def workload_request(cluster: Cluster, workload: Workload) -> dict[str, int]:
     if pool.sharing.strategy == "mig":
         return {device_class(pool, workload.mig_profile or pool.mig_devices()[0][0]): workload.gpus}
     return {device_class(pool): workload.gpus}
+
+
+def workload_limits(cluster: Cluster, workload: Workload) -> dict[str, int]:
+    """Nothing in resources.limits: a pod names its claim instead (compile/dra/claims.py)."""
+    return {}
+
+
+def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:
+    """A shared claim's devices are on one node, and all its pods with them: the pool's slots per node do not say
+    whether a claim fits. False when the workload cannot be served as written."""
+    if not pool.sharing.is_shared:
+        return True
+    fits = True
+    if workload.gpus > pool.gpus_per_node:
+        fits = False
+        report.error(
+            (*path, "gpus"),
+            f"on backend dra the claim of {workload.namespace}/{workload.name} asks for {workload.gpus} GPUs of "
+            f"one node, and a node of pool {pool.name!r} has {pool.gpus_per_node}",
+            f"ask for gpus: {pool.gpus_per_node} or fewer",
+        )
+    if workload.replicas > pool.sharing.replicas:
+        fits = False
+        report.error(
+            (*path, "replicas"),
+            f"on backend dra the {workload.replicas} pods of {workload.namespace}/{workload.name} share one "
+            f"ResourceClaim, so all of them run on one node with its {workload.gpus} GPU(s), and pool {pool.name!r} "
+            f"lets {pool.sharing.replicas} pods share a GPU",
+            f"lower replicas to {pool.sharing.replicas}, or split the workload into workloads of at most "
+            f"{pool.sharing.replicas} pods (each gets a claim of its own)",
+        )
+    return fits
 
 
 def kubernetes_minor(kubernetes: str) -> tuple[int, int] | None:
@@ -142,7 +179,6 @@ def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
                 "joins it)",
                 "gpustack-gen checks the fleet's workloads against it; keep other pods off these claims",
             )
-    _check_workloads(cluster, origin, report)
 
 
 def _check_kubernetes(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
@@ -227,30 +263,3 @@ _OPTION_HINTS = {
     "activeThreadPercentage": "a percentage from 0 to 100 (unset: 100 / replicas)",
     "pinnedMemoryLimit": 'at least 1Mi, e.g. "10Gi"',
 }
-
-
-def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
-    """A shared claim's devices are on one node, and all its pods with them: the pool's slots per node do not say
-    whether a claim fits."""
-    for workload in cluster.workloads:
-        pool = cluster.pool(workload.pool)
-        path = origin.workloads.get((workload.namespace, workload.name))
-        if pool is None or path is None or not pool.sharing.is_shared:
-            continue
-        if workload.gpus > pool.gpus_per_node:
-            report.error(
-                (*path, "gpus"),
-                f"on backend dra the claim of {workload.namespace}/{workload.name} asks for {workload.gpus} GPUs of "
-                f"one node, and a node of pool {pool.name!r} has {pool.gpus_per_node}",
-                f"ask for gpus: {pool.gpus_per_node} or fewer",
-            )
-        if workload.replicas <= pool.sharing.replicas:
-            continue
-        report.error(
-            (*path, "replicas"),
-            f"on backend dra the {workload.replicas} pods of {workload.namespace}/{workload.name} share one "
-            f"ResourceClaim, so all of them run on one node with its {workload.gpus} GPU(s), and pool {pool.name!r} "
-            f"lets {pool.sharing.replicas} pods share a GPU",
-            f"lower replicas to {pool.sharing.replicas}, or split the workload into workloads of at most "
-            f"{pool.sharing.replicas} pods (each gets a claim of its own)",
-        )

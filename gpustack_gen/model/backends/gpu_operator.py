@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ...yamlio.source import PathKey
     from ..fleet import Cluster, Pool, Workload
     from ..resolve import ClusterOrigin, Report
 
@@ -40,6 +41,11 @@ def resources_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
     return {RESOURCE_GPU: 1}
 
 
+def allocatable_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
+    """The device plugin advertises all of it."""
+    return resources_per_gpu(cluster, pool)
+
+
 def mig_resource(pool: Pool, profile_name: str) -> str:
     """The mixed-strategy resource of one of the pool's MIG profiles (``nvidia.com/mig-3g.20gb``)."""
     profile = pool.gpu.profile(profile_name)
@@ -57,5 +63,24 @@ def workload_request(cluster: Cluster, workload: Workload) -> dict[str, int]:
     return {next(iter(resources_per_gpu(cluster, pool))): workload.gpus}
 
 
+def workload_limits(cluster: Cluster, workload: Workload) -> dict[str, int]:
+    """A pod lists what it takes."""
+    return workload_request(cluster, workload)
+
+
+def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:
+    """The device plugin's workload rules are checked with the workloads (model/checks.py): nothing more here."""
+    return True
+
+
 def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
-    """The device plugin's own rules are checked with the pools (model/checks.py): nothing more here."""
+    """The device plugin's own rules are checked with the pools (model/checks.py); node names it never uses."""
+    for pool, path in zip(cluster.pools, origin.pool_paths, strict=True):
+        if pool.node_names:
+            report.warn(
+                (*path, "nodeNames"),
+                f"nodeNames of pool {pool.name!r} in cluster {cluster.name!r} have no effect on backend {NAME}: "
+                "its device plugin finds a node's config by the node's labels",
+                "remove nodeNames; only a HAMi backend matches per-node settings by node name",
+                key=True,
+            )

@@ -12,7 +12,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from . import helm
+from . import hami, helm
 from .upstream import GpuFacts, chart_values
 
 DP_LABEL = "nvidia.com/device-plugin.config"
@@ -105,6 +105,9 @@ class Node:
     mig_pod_started: float = 0.0
     mig_react_at: float | None = None  # a label change the mig-manager has not picked up yet
     allocatable: dict[str, int] = field(default_factory=dict)
+    gpu_id: str = ""  # the catalog id, for HAMi's memory registration
+    hami_plugin: hami.Plugin = field(default_factory=hami.Plugin)
+    registration: hami.Registration = field(default_factory=hami.Registration)
 
 
 class Cluster:
@@ -112,10 +115,11 @@ class Cluster:
         self.upstream = upstream
         self.namespace = namespace
         self.now = 0.0
-        self.namespaces: set[str] = set()
+        self.namespaces: set[str] = {"kube-system"}
         self.configmaps: dict[str, ConfigMapHistory] = {}
         self.release: helm.Release | None = None
         self.spec: dict[str, Any] | None = None  # the ClusterPolicy's spec
+        self.hami: hami.Release | None = None
         self.hashes: dict[str, Any] = {}
         self.nodes: dict[str, Node] = {}
         self.pods: list[WorkloadPod] = []
@@ -154,6 +158,11 @@ class Cluster:
         self.spec = merge_patch(self.spec, patch.get("spec", {}))
         self.reconcile()
 
+    def device_plugin_enabled(self) -> bool:
+        """devicePlugin.enabled false: the Operator deletes its device plugin and MPS daemon DaemonSets."""
+        assert self.spec is not None
+        return bool(self.spec["devicePlugin"].get("enabled", True))
+
     def plugin_version(self) -> str:
         assert self.spec is not None
         return str(self.spec["devicePlugin"]["version"])
@@ -170,6 +179,7 @@ class Cluster:
             # handleDevicePluginConfig (config name/default -> volumes, env), applyMIGConfiguration
             # (MIG_STRATEGY), transformForRuntime (CDI env): object_controls.go:2497-2612, 2466-2477.
             "device-plugin": (
+                self.device_plugin_enabled(),
                 spec["devicePlugin"]["version"],
                 config.get("name"),
                 config.get("default"),
@@ -218,6 +228,7 @@ class Cluster:
         if node.facts.mig_capable:
             node.mig_started = True
             self.mig_manager_start(node)
+        self.hami_sync(node, restart=True)
         self.settle()
 
     def _operator_labels(self, node: Node) -> None:
@@ -258,7 +269,7 @@ class Cluster:
             # (gpu-operator@v25.3.3 assets/state-mps-control-daemon/0400_daemonset.yaml:19-21).
             pod.running, pod.config, pod.key = False, None, None
             return
-        if node.paused:
+        if node.paused or (kind in ("dp", "mps") and not self.device_plugin_enabled()):
             pod.running = False
             return
         config = self.spec["devicePlugin"].get("config") or {}
@@ -366,9 +377,66 @@ class Cluster:
         return {name: replicas * node.gpus}
 
     def refresh_allocatable(self, node: Node) -> None:
-        """kubelet: a resource whose plugin is gone stays in capacity with allocatable 0 (PluginDisconnected)."""
+        """kubelet: a resource whose plugin is gone stays in capacity with allocatable 0 (PluginDisconnected).
+
+        Both plugins advertise nvidia.com/gpu and must not run on a node together (HAMi web
+        docs/troubleshooting/troubleshooting.md): a node where both run is a failed rollout."""
         served = self.advertised(node)
+        node.registration = hami.registration(node.hami_plugin, node.gpu_id, node.gpus, node.mig_layout is not None)
+        if node.registration.gpus:
+            if node.dp.running:
+                raise SimulationError(
+                    f"{node.name} runs both the GPU Operator's device plugin and HAMi's: both advertise nvidia.com/gpu"
+                )
+            served = {hami.GPU: node.registration.totals()[hami.GPU]}
         node.allocatable = {**{name: 0 for name in node.allocatable}, **served}
+
+    def served(self, node: Node) -> dict[str, int]:
+        """What a node offers: its allocatable, and HAMi's memory and cores from its node annotation."""
+        return {**{k: v for k, v in node.allocatable.items() if v > 0}, **node.registration.totals()}
+
+    # --- HAMi (sim/hami.py) ---------------------------------------------------------------------
+
+    def hami_upgrade(self, upstream_version: str, namespace: str, files: list[dict[str, Any]]) -> None:
+        """helm upgrade --install of the HAMi chart: the device plugin rolls when the device config changes
+        (its checksum annotation), not when only the per-node config does."""
+        before = self.hami.device_config() if self.hami is not None else None
+        self.hami = hami.upgrade(self.upstream, upstream_version, namespace, files)
+        for node in self.nodes.values():
+            self.hami_sync(node, restart=before != self.hami.device_config())
+        self.settle()
+
+    def hami_uninstall(self) -> None:
+        self.hami = None
+        for node in self.nodes.values():
+            node.hami_plugin = hami.Plugin()
+        self.settle()
+
+    def hami_restart(self) -> None:
+        for node in self.nodes.values():
+            self.hami_sync(node, restart=True)
+
+    def hami_sync(self, node: Node, *, restart: bool = False) -> None:
+        """The DaemonSet controller: HAMi's plugin runs exactly on the nodes its selector matches."""
+        if self.hami is None or any(node.labels.get(k) != v for k, v in self.hami.selector.items()):
+            node.hami_plugin = hami.Plugin()
+            return
+        if node.hami_plugin.running and not restart:
+            return
+        node.hami_plugin = hami.start(self.hami, node.name, self._needs_runtime_class())
+
+    def _needs_runtime_class(self) -> bool:
+        """GPU Operator v25.10+ with CDI: nvidia is no longer the default runtime."""
+        if self.spec is None:
+            return False
+        cdi = self.spec.get("cdi") or {}
+        return version_tuple(self.spec["operator"]["version"]) >= (25, 10, 0) and bool(cdi.get("enabled"))
+
+    def hami_rolled_out(self) -> bool:
+        if self.hami is None:
+            return False
+        wanted = [n for n in self.nodes.values() if all(n.labels.get(k) == v for k, v in self.hami.selector.items())]
+        return all(node.hami_plugin.running for node in wanted)
 
     # --- mig-manager (§4) -----------------------------------------------------------------------
 
@@ -450,6 +518,7 @@ class Cluster:
             self.on_device_plugin_label(node)
         if before.get(MIG_LABEL) != node.labels.get(MIG_LABEL) and self.spec is not None:
             self.on_mig_label(node)
+        self.hami_sync(node)
 
     def evict(self, node: Node) -> None:
         for pod in self.pods:
@@ -462,6 +531,12 @@ class Cluster:
                 continue
             for node in self.nodes.values():
                 if node.unschedulable or any(node.labels.get(k) != v for k, v in pod.selector.items()):
+                    continue
+                if node.registration.gpus:
+                    placed = [p.requests for p in self.pods if p.node == node.name]
+                    if hami.fits(node.registration, placed, pod.requests):
+                        pod.node = node.name
+                        break
                     continue
                 used = _used(self.pods, node.name)
                 if all(used.get(r, 0) + n <= node.allocatable.get(r, 0) for r, n in pod.requests.items()):
@@ -510,7 +585,10 @@ def clusterpolicy_spec(values: dict[str, Any], version: str) -> dict[str, Any]:
         "driver": {"enabled": values["driver"].get("enabled", True), "version": values["driver"].get("version")},
         "toolkit": {"enabled": values["toolkit"].get("enabled", True)},
         "mig": {"strategy": values["mig"]["strategy"]},
-        "devicePlugin": {"version": image_version(values["devicePlugin"]["version"])},
+        "devicePlugin": {
+            "version": image_version(values["devicePlugin"]["version"]),
+            "enabled": values["devicePlugin"].get("enabled", True),
+        },
         "migManager": {
             "version": image_version(values["migManager"]["version"]),
             "config": {"name": mig_config.get("name") or "", "default": mig_config.get("default", "all-disabled")},

@@ -18,6 +18,7 @@ from . import helm
 from .cluster import Cluster, SimulationError, WorkloadPod
 
 _DURATION = re.compile(r"^(\d+)([smh])$")
+HAMI_WORKLOADS = ("daemonset/hami-device-plugin", "deployment/hami-scheduler")
 
 
 def seconds(text: str) -> int:
@@ -100,6 +101,12 @@ class Shell:
             pass  # a look inside a pod, for a person
         elif head == ["helm", "upgrade"]:
             self._helm(words)
+        elif head == ["helm", "uninstall"]:
+            if words[2] != "hami" or self.cluster.hami is None:
+                raise SimulationError(f"Error: uninstall: Release not loaded: {words[2]}: release: not found")
+            self.cluster.hami_uninstall()
+        elif words[:3] == ["kubectl", "delete", "configmap"]:
+            self._delete_configmaps(words)
         else:
             raise SimulationError(f"the model cannot run {' '.join(words)!r}")
 
@@ -146,6 +153,21 @@ class Shell:
                 if history is None or history.current != dict(document["data"]):
                     raise SimulationError(f"kubectl diff -k {folder}: ConfigMap {document['metadata']['name']} differs")
 
+    def _delete_configmaps(self, words: list[str]) -> None:
+        namespace = self._option(words, "-n")
+        names = [w for w in words[3:] if not w.startswith("-") and w != namespace]
+        spec = self.cluster.spec or {}
+        named = {
+            (spec.get("devicePlugin", {}).get("config") or {}).get("name"),
+            spec.get("migManager", {}).get("config", {}).get("name"),
+        }
+        for name in names:
+            if name in named:
+                raise SimulationError(f"ConfigMap {name} deleted while the ClusterPolicy still names it")
+            if name not in self.cluster.configmaps and "--ignore-not-found" not in words:
+                raise SimulationError(f'configmaps "{name}" not found')
+            self.cluster.configmaps.pop(name, None)
+
     def _label(self, words: list[str]) -> None:
         selector = self._option(words, "--selector")
         changes: dict[str, str | None] = {}
@@ -178,6 +200,11 @@ class Shell:
             "daemonset/gpu-feature-discovery": "gfd",
             "daemonset/nvidia-device-plugin-mps-control-daemon": "mps",
         }
+        if verb == "restart" and set(resources) <= set(HAMI_WORKLOADS):
+            if self.cluster.hami is None:
+                raise SimulationError(f"{resources[0]} not found")
+            self.cluster.hami_restart()
+            return
         if verb == "restart":
             for resource in resources:
                 if resource not in kinds:
@@ -192,6 +219,8 @@ class Shell:
         self._until(lambda: self._rolled_out(resource, kinds), timeout, f"rollout status {resource}")
 
     def _rolled_out(self, resource: str, kinds: dict[str, str]) -> bool:
+        if resource in HAMI_WORKLOADS:
+            return self.cluster.hami_rolled_out()
         if resource in kinds:
             kind = kinds[resource]
             for node in self.cluster.nodes.values():
@@ -214,6 +243,17 @@ class Shell:
     def _wait(self, words: list[str]) -> None:
         timeout = seconds(self._option(words, "--timeout"))
         condition = self._option(words, "--for")
+        deleted = [w for w in words if w.startswith("daemonset/")]
+        if condition == "delete" and deleted:
+            # The Operator deletes its device plugin DaemonSet once devicePlugin.enabled is false.
+            if deleted != ["daemonset/nvidia-device-plugin-daemonset"]:
+                raise SimulationError(f"the model cannot wait for {deleted} to go")
+            self._until(
+                lambda: self.cluster.spec is not None and not self.cluster.device_plugin_enabled(),
+                timeout,
+                f"{deleted[0]} to be deleted",
+            )
+            return
         if condition == "delete":
             # The plan asks the person to remove the node group now: the nodes go, with whatever runs there.
             for node in self._nodes(self._option(words, "--selector")):
@@ -233,12 +273,15 @@ class Shell:
 
     def _policy_ready(self) -> bool:
         """ClusterPolicy ready: every operand pod is up (v25.3.3 checks NumberUnavailable==0 only)."""
+        if self.cluster.spec is None:
+            return False
+        plugin = self.cluster.device_plugin_enabled()
         for node in self.cluster.nodes.values():
             if node.paused:
                 continue
-            if not node.dp.running or not node.gfd.running:
+            if (plugin and not node.dp.running) or not node.gfd.running:
                 return False
-        return self.cluster.spec is not None
+        return True
 
     def _get(self, words: list[str]) -> None:
         # The one get that is a check: "-o name" on nodes by label must list nothing before a prune.
@@ -254,6 +297,15 @@ class Shell:
     def _helm(self, words: list[str]) -> None:
         files = [self.cwd / words[i + 1] for i, w in enumerate(words) if w in ("--values", "-f")]
         chart = words[words.index("--install") + 2]
+        if chart == "hami-charts/hami":
+            namespace = self._option(words, "--namespace")
+            if namespace not in self.cluster.namespaces and "--create-namespace" not in words:
+                raise SimulationError(f'helm: namespaces "{namespace}" not found (no --create-namespace)')
+            self.cluster.namespaces.add(namespace)
+            self.cluster.hami_upgrade(
+                self._option(words, "--version"), namespace, [load_documents(f)[0] for f in files]
+            )
+            return
         if chart == "nvidia/gpu-operator":
             documents = [load_documents(f)[0] for f in files]
             self.cluster.helm_upgrade(

@@ -30,6 +30,7 @@ from gpustack_gen.change import Action, Step, analyse
 from gpustack_gen.change.commands import Paths
 from gpustack_gen.model import Fleet
 
+from . import helm
 from .cluster import (
     DP_LABEL,
     MIG_LABEL,
@@ -92,7 +93,8 @@ class Simulation:
         facts = facts_for_product(self.upstream, gpu.product_labels)
         for index in range(min(pool["nodes"], NODES_PER_POOL)):
             name = f"{pool['name']}-{index}"
-            self.cluster.join(Node(name, pool["name"], facts, pool["gpusPerNode"], dict(pool["nodeSelector"])))
+            node = Node(name, pool["name"], facts, pool["gpusPerNode"], dict(pool["nodeSelector"]), gpu_id=pool["gpu"])
+            self.cluster.join(node)
 
     def bootstrap(self) -> None:
         """Install the old fleet from nothing with its own plan, and check it ends as its capacity says.
@@ -192,7 +194,7 @@ class Simulation:
             pool = pools.get(node.pool)
             if pool is None:
                 continue
-            served = {k: v for k, v in node.allocatable.items() if v > 0}
+            served = self.cluster.served(node)
             if served != pool["perNode"]:
                 raise SimulationError(f"end: {node.name} advertises {served}, capacity.yaml says {pool['perNode']}")
             if node.facts.mig_capable and node.labels.get(MIG_STATE_LABEL) != "success":
@@ -205,8 +207,10 @@ class Simulation:
             if values is None:
                 raise SimulationError(f"end: {key} is not deployed")
             for resource in values["resources"]["limits"]:
+                if resource == "nvidia.com/gpumem-percentage":
+                    resource = "nvidia.com/gpumem"  # a share of what HAMi registered
                 if not any(
-                    n.allocatable.get(resource, 0) > 0
+                    self.cluster.served(n).get(resource, 0) > 0
                     and all(n.labels.get(k) == v for k, v in values["nodeSelector"].items())
                     for n in self.cluster.nodes.values()
                 ):
@@ -250,11 +254,37 @@ class Simulation:
             "toolkit.enabled",
             "mig.strategy",
             "cdi.enabled",
+            "devicePlugin.enabled",
             "devicePlugin.config",
         ):
-            if _lookup(wanted, path) is not _MISSING and _lookup(spec, path) != _lookup(wanted, path):
+            want, have = _lookup(wanted, path), _lookup(spec, path)
+            if want is None and have is _MISSING:
+                continue  # null in a merge patch: the field must be gone
+            if want is not _MISSING and have != want:
+                raise SimulationError(f"end: ClusterPolicy {path} is {have!r}, the fleet says {want!r}")
+        self._check_hami(root)
+
+    def _check_hami(self, root: Path) -> None:
+        """HAMi runs the rendered values, and each of its device plugins the settings they give its node."""
+        values_file = root / "hami-values.yaml"
+        if not values_file.is_file():
+            if self.cluster.hami is not None:
+                raise SimulationError("end: HAMi is still installed")
+            return
+        release = self.cluster.hami
+        if release is None:
+            raise SimulationError("end: HAMi is not installed")
+        (values,) = load_documents(values_file)
+        if helm.coalesce(values, release.values) != release.values:
+            raise SimulationError("end: the HAMi release does not run hami-values.yaml")
+        plugin = release.values["devicePlugin"]
+        for node in self.cluster.nodes.values():
+            if not node.hami_plugin.running:
+                continue
+            split = int(release.node_config(node.name).get("devicesplitcount", plugin["deviceSplitCount"]))
+            if node.hami_plugin.split != split:
                 raise SimulationError(
-                    f"end: ClusterPolicy {path} is {_lookup(spec, path)!r}, the fleet says {_lookup(wanted, path)!r}"
+                    f"end: {node.name} runs HAMi's device plugin with split {node.hami_plugin.split}, not {split}"
                 )
 
 

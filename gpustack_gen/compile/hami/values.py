@@ -1,0 +1,119 @@
+"""``hami-values.yaml``: the HAMi chart's values, and the release that installs them.
+
+Keys are checked against the pinned chart's ``values.yaml`` (``validate/hami_keys.py``; a conformance test
+holds the table against ``../shared/upstream/hami/<version>/charts/hami/values.yaml``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ...hami_versions import HAMI_CHART, HAMI_RELEASE, HAMI_REPOSITORY, HAMI_REPOSITORY_NAME
+from ...model.backends.hami import (
+    NODE_LABEL,
+    NODE_LABEL_VALUE,
+    RESOURCE_CORES,
+    RESOURCE_GPU,
+    RESOURCE_MEMORY,
+    RESOURCE_MEMORY_PERCENTAGE,
+    cluster_settings,
+    named_pools,
+    node_settings,
+    scheduler_policy,
+)
+from ...model.fleet import Cluster
+from ..artifact import Artifact
+from ..releases import ChartRelease
+
+VALUES_FILE = "hami-values.yaml"
+RUNTIME_CLASS = "nvidia"  # the RuntimeClass the GPU Operator creates (operator.runtimeClass, CRD default nvidia)
+DEVICE_PLUGIN_DAEMONSET = "daemonset/hami-device-plugin"
+SCHEDULER_DEPLOYMENT = "deployment/hami-scheduler"
+OPERATING_MODE = "hami-core"  # HAMi's own vGPUs, not dynamic MIG (web docs/userguide/configure.md)
+
+
+def needs_runtime_class(cluster: Cluster) -> bool:
+    """From GPU Operator v25.10.0, CDI is the default and nvidia no longer the default runtime: HAMi's device
+    plugin and its workloads need the nvidia RuntimeClass (web docs/troubleshooting/troubleshooting.md)."""
+    operator = cluster.operator
+    return operator.release.at_least("v25.10.0") and operator.cdi_enabled
+
+
+def node_config(cluster: Cluster) -> str:
+    """``devicePlugin.nodeConfiguration.config``: an entry per node of the pools that name their nodes.
+
+    The device plugin applies an entry whose ``name`` equals its node's name (server.go readFromConfigFile).
+    Always written, so that the chart's example entry (node "your-node-name") never ships.
+    """
+    entries = []
+    for pool in named_pools(cluster):
+        settings = node_settings(pool)
+        for name in pool.node_names:
+            entries.append(
+                {
+                    "name": name,
+                    "operatingmode": OPERATING_MODE,
+                    "devicesplitcount": settings.split,
+                    "devicememoryscaling": settings.memory_scaling_value,
+                    "devicecorescaling": 1,
+                }
+            )
+    return json.dumps({"nodeconfig": entries}, indent=2)
+
+
+def hami_values(cluster: Cluster) -> dict[str, Any]:
+    settings = cluster_settings(cluster)
+    plugin: dict[str, Any] = {
+        "deviceSplitCount": settings.split,
+        "deviceMemoryScaling": settings.memory_scaling_value,
+        "nvidiaNodeSelector": {NODE_LABEL: NODE_LABEL_VALUE},
+        "nodeConfiguration": {"config": node_config(cluster)},
+    }
+    if needs_runtime_class(cluster):
+        plugin["runtimeClassName"] = RUNTIME_CLASS
+    if cluster.operator.toolkit_enabled:
+        # An init container waits for the Operator's toolkit (daemonsetnvidia.yaml toolkit-validation).
+        plugin["gpuOperatorToolkitReady"] = {"enabled": True}
+    values: dict[str, Any] = {
+        # Pinned to the names the workload fragments ask for, whatever the chart's defaults become.
+        "resourceName": RESOURCE_GPU,
+        "resourceMem": RESOURCE_MEMORY,
+        "resourceMemPercentage": RESOURCE_MEMORY_PERCENTAGE,
+        "resourceCores": RESOURCE_CORES,
+        "devicePlugin": plugin,
+    }
+    policy = scheduler_policy(cluster)
+    if policy is not None:
+        values["scheduler"] = {"defaultSchedulerPolicy": {"nodeSchedulerPolicy": policy, "gpuSchedulerPolicy": policy}}
+    return values
+
+
+def hami_release(cluster: Cluster) -> ChartRelease:
+    return ChartRelease(
+        name=HAMI_RELEASE,
+        chart=HAMI_CHART,
+        repository_name=HAMI_REPOSITORY_NAME,
+        repository_url=HAMI_REPOSITORY,
+        version=cluster.hami.release.version,
+        namespace=cluster.hami.namespace,
+        values_file=VALUES_FILE,
+        values=hami_values(cluster),
+        rollouts=(DEVICE_PLUGIN_DAEMONSET, SCHEDULER_DEPLOYMENT),
+    )
+
+
+def values_artifact(cluster: Cluster) -> Artifact:
+    release = hami_release(cluster)
+    notes = [
+        f"Values for chart {release.reference} {release.version}: HAMi's scheduler, admission webhook and device",
+        "plugin. Install it after the GPU Operator, whose own device plugin this cluster turns off:",
+        release.repo_add_command(),
+        release.upgrade_command(),
+        f"Its device plugin runs on nodes labelled {NODE_LABEL}={NODE_LABEL_VALUE} (node-labels.yaml). Never --reuse-values.",
+    ]
+    if needs_runtime_class(cluster):
+        notes.append(
+            f"runtimeClassName {RUNTIME_CLASS}: from GPU Operator v25.10.0 nvidia is no longer the default runtime."
+        )
+    return Artifact(VALUES_FILE, "hami-values", (release.values,), tuple(notes))

@@ -1,0 +1,235 @@
+"""The Kubernetes objects gpustack-gen reads from a cluster, as typed values, and their readers.
+
+A reader takes one object as plain data (a ``kubectl get -o json`` item, or an API response turned into
+a dict) and returns the typed object, or the message saying what it lacks. Readers are registered by
+(apiVersion, kind) in :data:`READERS`: another API version of a kind is another entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .load import Where
+
+
+@dataclass(frozen=True)
+class Node:
+    name: str
+    labels: dict[str, str]
+    taints: tuple[dict[str, Any], ...]
+    kubelet_version: str | None
+    runtime_version: str | None  # status.nodeInfo.containerRuntimeVersion, such as cri-o://1.29.1
+    where: Where
+    capacity: dict[str, str] = field(default_factory=dict)
+    allocatable: dict[str, str] = field(default_factory=dict)
+    unschedulable: bool = False
+
+
+@dataclass(frozen=True)
+class ConfigMap:
+    name: str
+    namespace: str | None
+    data: dict[str, str]
+    where: Where
+    origin: str = ""  # how messages name it when it did not come from a ConfigMap document
+
+    @property
+    def label(self) -> str:
+        return self.origin or f"ConfigMap {self.name}"
+
+
+@dataclass(frozen=True)
+class ClusterPolicy:
+    name: str
+    spec: dict[str, Any]
+    labels: dict[str, str]  # metadata.labels, which name the chart that created it
+    state: str | None  # status.state: ready, notReady...
+    where: Where
+
+
+@dataclass(frozen=True)
+class DaemonSet:
+    name: str
+    namespace: str | None
+    desired: int  # status.desiredNumberScheduled
+    ready: int  # status.numberReady
+    updated: int  # status.updatedNumberScheduled
+    available: int  # status.numberAvailable
+    current_generation: bool  # status.observedGeneration has caught up with metadata.generation
+    where: Where
+
+
+@dataclass(frozen=True)
+class ContainerState:
+    name: str
+    init: bool
+    ready: bool
+    restarts: int
+    waiting: str | None  # the reason it waits: CrashLoopBackOff, CreateContainerError...
+    last_exit: str | None  # how its last run ended: "exit code 1 (Error)"
+
+
+@dataclass(frozen=True)
+class Pod:
+    name: str
+    namespace: str | None
+    node_name: str | None
+    labels: dict[str, str]
+    owner: str | None  # the name of the DaemonSet (or other controller) that owns it
+    phase: str | None
+    started: str | None  # status.startTime, RFC 3339
+    containers: tuple[ContainerState, ...]
+    where: Where
+
+    @property
+    def ready(self) -> bool:
+        return self.phase == "Running" and all(c.ready for c in self.containers if not c.init)
+
+
+KubeObject = Node | ConfigMap | ClusterPolicy | DaemonSet | Pod
+Reader = Callable[[dict[str, Any], Where], "KubeObject | str"]
+
+
+def metadata(data: Mapping[str, Any]) -> dict[str, Any]:
+    meta = data.get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _mapping(data: Mapping[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _strings(value: Any) -> dict[str, str]:
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def read_node(data: dict[str, Any], where: Where) -> Node | str:
+    meta = metadata(data)
+    name = meta.get("name")
+    labels = meta.get("labels") or {}
+    if not isinstance(name, str) or not name or not isinstance(labels, dict):
+        return "a Node without metadata.name or with malformed labels"
+    spec = _mapping(data, "spec")
+    status = _mapping(data, "status")
+    info = _mapping(status, "nodeInfo")
+    return Node(
+        name=name,
+        labels=_strings(labels),
+        taints=tuple(t for t in spec.get("taints") or [] if isinstance(t, dict)),
+        kubelet_version=_text(info.get("kubeletVersion")),
+        runtime_version=_text(info.get("containerRuntimeVersion")),
+        where=where,
+        capacity=_strings(status.get("capacity")),
+        allocatable=_strings(status.get("allocatable")),
+        unschedulable=spec.get("unschedulable") is True,
+    )
+
+
+def read_configmap(data: dict[str, Any], where: Where) -> ConfigMap | str:
+    meta = metadata(data)
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        return "a ConfigMap without metadata.name"
+    body = data.get("data") or {}
+    if not isinstance(body, dict) or not all(isinstance(v, str) for v in body.values()):
+        return f"ConfigMap {name}: data must map keys to strings (config files)"
+    return ConfigMap(name, _text(meta.get("namespace")), body, where)
+
+
+def read_clusterpolicy(data: dict[str, Any], where: Where) -> ClusterPolicy | str:
+    spec = data.get("spec")
+    if not isinstance(spec, dict):
+        return "a ClusterPolicy without spec"
+    meta = metadata(data)
+    state = _mapping(data, "status").get("state")
+    return ClusterPolicy(
+        name=str(meta.get("name") or ""),
+        spec=spec,
+        labels=_strings(meta.get("labels")),
+        state=state if isinstance(state, str) else None,
+        where=where,
+    )
+
+
+def read_daemonset(data: dict[str, Any], where: Where) -> DaemonSet | str:
+    meta = metadata(data)
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        return "a DaemonSet without metadata.name"
+    status = _mapping(data, "status")
+    generation = meta.get("generation")
+    observed = status.get("observedGeneration")
+    return DaemonSet(
+        name=name,
+        namespace=_text(meta.get("namespace")),
+        desired=_count(status.get("desiredNumberScheduled")),
+        ready=_count(status.get("numberReady")),
+        updated=_count(status.get("updatedNumberScheduled")),
+        available=_count(status.get("numberAvailable")),
+        current_generation=not isinstance(generation, int) or observed == generation,
+        where=where,
+    )
+
+
+def read_pod(data: dict[str, Any], where: Where) -> Pod | str:
+    meta = metadata(data)
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        return "a Pod without metadata.name"
+    spec = _mapping(data, "spec")
+    status = _mapping(data, "status")
+    owners = [o for o in meta.get("ownerReferences") or [] if isinstance(o, dict) and o.get("controller")]
+    containers = [
+        _container(c, init)
+        for key, init in (("initContainerStatuses", True), ("containerStatuses", False))
+        for c in status.get(key) or []
+        if isinstance(c, dict)
+    ]
+    return Pod(
+        name=name,
+        namespace=_text(meta.get("namespace")),
+        node_name=_text(spec.get("nodeName")),
+        labels=_strings(meta.get("labels")),
+        owner=_text(owners[0].get("name")) if owners else None,
+        phase=_text(status.get("phase")),
+        started=_text(status.get("startTime")),
+        containers=tuple(containers),
+        where=where,
+    )
+
+
+def _container(status: dict[str, Any], init: bool) -> ContainerState:
+    waiting = _mapping(_mapping(status, "state"), "waiting").get("reason")
+    last = _mapping(_mapping(status, "lastState"), "terminated") or _mapping(_mapping(status, "state"), "terminated")
+    last_exit = None
+    if last and last.get("exitCode") not in (None, 0):
+        last_exit = f"exit code {last.get('exitCode')}" + (f" ({last['reason']})" if _text(last.get("reason")) else "")
+    return ContainerState(
+        name=str(status.get("name") or ""),
+        init=init,
+        ready=status.get("ready") is True,
+        restarts=_count(status.get("restartCount")),
+        waiting=_text(waiting),
+        last_exit=last_exit,
+    )
+
+
+READERS: dict[tuple[str, str], Reader] = {
+    ("v1", "Node"): read_node,
+    ("v1", "ConfigMap"): read_configmap,
+    ("v1", "Pod"): read_pod,
+    ("apps/v1", "DaemonSet"): read_daemonset,
+    ("nvidia.com/v1", "ClusterPolicy"): read_clusterpolicy,
+}
+API_VERSIONS: dict[str, str] = {kind: api_version for api_version, kind in READERS}

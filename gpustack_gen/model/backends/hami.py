@@ -1,0 +1,264 @@
+"""HAMi: vGPUs with per-pod GPU memory and compute limits, enforced in software by CUDA interception.
+
+Facts from HAMi v2.10.0 (``../shared/research/hami.md``):
+
+- each physical GPU registers ``deviceSplitCount`` vGPUs, so a node's ``nvidia.com/gpu`` counts vGPUs;
+  its memory (x ``deviceMemoryScaling``) and 100 % of its cores go into the node annotation
+  ``hami.io/node-nvidia-register``, which the scheduler reads (§1; web ``docs/faq/faq.md``);
+- in a pod, ``nvidia.com/gpu`` counts physical GPUs, one vGPU per card; ``nvidia.com/gpumem`` is MiB per
+  GPU, ``nvidia.com/gpumem-percentage`` a share of it, ``nvidia.com/gpucores`` a percentage of its
+  compute (§3). Without a memory request a pod gets all of the GPU's memory, and without cores as well
+  the webhook makes it exclusive (``gpucores: 100``);
+- per-node settings are matched by node name only (§2), so pools that need their own split or memory
+  scaling must name their nodes.
+
+A pool with strategy ``none`` is a pool of whole GPUs: split 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ...catalog import gpu_memory_mib
+
+if TYPE_CHECKING:
+    from ...yamlio.source import PathKey
+    from ..fleet import Cluster, Pool, Workload
+    from ..resolve import ClusterOrigin, Report
+
+NAME = "hami"
+STRATEGIES = frozenset({"none", "hami"})
+OPTIONS = frozenset({"split", "memoryScaling", "policy"})
+DEVICE_PLUGIN_LIMITS = False  # its own device plugin, not the GPU Operator's (no time-slicing, MPS or MIG pools)
+EXTENDED_RESOURCES = True
+RESOURCE_GPU = "nvidia.com/gpu"
+RESOURCE_MEMORY = "nvidia.com/gpumem"
+RESOURCE_MEMORY_PERCENTAGE = "nvidia.com/gpumem-percentage"
+RESOURCE_CORES = "nvidia.com/gpucores"
+FULL_CORES = 100  # nvidia.com/gpucores of one GPU (deviceCoreScaling 1)
+NODE_LABEL = "gpu"  # HAMi's device plugin selects nodes labelled gpu=on (devicePlugin.nvidiaNodeSelector)
+NODE_LABEL_VALUE = "on"
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSettings:
+    """What HAMi's device plugin applies on a node: the chart's values, or a per-node entry by name."""
+
+    split: int
+    memory_scaling: float
+
+    @property
+    def memory_scaling_value(self) -> float | int:
+        """memoryScaling as written out: 1, not 1.0."""
+        return int(self.memory_scaling) if self.memory_scaling == int(self.memory_scaling) else self.memory_scaling
+
+    def describe(self) -> str:
+        scaling = f", memoryScaling {self.memory_scaling:g}" if self.memory_scaling != 1 else ""
+        return f"split {self.split}{scaling}"
+
+
+def node_settings(pool: Pool) -> NodeSettings:
+    return NodeSettings(pool.sharing.split, pool.sharing.memory_scaling)
+
+
+def cluster_settings(cluster: Cluster) -> NodeSettings:
+    """The chart-wide settings: those of the first pool without ``nodeNames`` (every such pool must agree,
+    see :func:`check`), else of the first pool."""
+    unnamed = [pool for pool in cluster.pools if not pool.node_names]
+    first = (unnamed or list(cluster.pools))[:1]
+    return node_settings(first[0]) if first else NodeSettings(1, 1.0)
+
+
+def named_pools(cluster: Cluster) -> tuple[Pool, ...]:
+    """Pools whose nodes get per-node entries (they name their nodes)."""
+    return tuple(pool for pool in cluster.pools if pool.node_names)
+
+
+def scheduler_policy(cluster: Cluster) -> str | None:
+    """The scheduler policy the pools ask for (they must agree, see :func:`check`); None: HAMi's defaults."""
+    return next((pool.sharing.policy for pool in cluster.pools if pool.sharing.policy), None)
+
+
+def registered_memory(pool: Pool) -> int | None:
+    """GPU memory HAMi hands out per GPU of the pool, in MiB (memory x memoryScaling); None when unknown."""
+    memory = gpu_memory_mib(pool.gpu)
+    return None if memory is None else int(memory * pool.sharing.memory_scaling)
+
+
+def resources_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
+    """vGPU slots, GPU memory (where the catalog knows it) and cores of one physical GPU."""
+    resources = {RESOURCE_GPU: pool.sharing.split}
+    memory = registered_memory(pool)
+    if memory is not None:
+        resources[RESOURCE_MEMORY] = memory
+    resources[RESOURCE_CORES] = FULL_CORES
+    return resources
+
+
+def allocatable_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
+    """The device plugin advertises vGPUs only; memory and cores are in the node annotation."""
+    return {RESOURCE_GPU: pool.sharing.split}
+
+
+def memory_per_gpu(pool: Pool, workload: Workload) -> int | None:
+    """MiB of GPU memory one pod takes on each of its GPUs (HAMi's defaultMemory 0 is the whole GPU)."""
+    if workload.gpu_memory_mib is not None:
+        return workload.gpu_memory_mib
+    memory = registered_memory(pool)
+    if memory is None:
+        return None
+    return memory * (workload.gpu_memory_percent or 100) // 100
+
+
+def cores_per_gpu(workload: Workload) -> int:
+    """Percentage of each GPU's compute one pod takes: as asked; 100 where HAMi makes the pod exclusive
+    (no memory limit, or 100 %, and no cores: device.go defaultExclusiveCoreIfNeeded); else 0."""
+    if workload.gpu_cores is not None:
+        return workload.gpu_cores
+    whole_memory = workload.gpu_memory_mib is None and workload.gpu_memory_percent in (None, 100)
+    return FULL_CORES if whole_memory else 0
+
+
+def workload_request(cluster: Cluster, workload: Workload) -> dict[str, int]:
+    """What one pod takes of its pool: vGPU slots (one per GPU), memory and cores, over all its GPUs."""
+    pool = cluster.pool(workload.pool)
+    assert pool is not None  # checked when the fleet was loaded
+    request = {RESOURCE_GPU: workload.gpus}
+    memory = memory_per_gpu(pool, workload)
+    if memory is not None and RESOURCE_MEMORY in resources_per_gpu(cluster, pool):
+        request[RESOURCE_MEMORY] = memory * workload.gpus
+    request[RESOURCE_CORES] = cores_per_gpu(workload) * workload.gpus
+    return request
+
+
+def workload_limits(cluster: Cluster, workload: Workload) -> dict[str, int]:
+    """The pod's limits: physical GPUs, and memory (MiB or a percentage) and cores per GPU as asked."""
+    limits = {RESOURCE_GPU: workload.gpus}
+    if workload.gpu_memory_mib is not None:
+        limits[RESOURCE_MEMORY] = workload.gpu_memory_mib
+    elif workload.gpu_memory_percent is not None:
+        limits[RESOURCE_MEMORY_PERCENTAGE] = workload.gpu_memory_percent
+    if workload.gpu_cores is not None:
+        limits[RESOURCE_CORES] = workload.gpu_cores
+    return limits
+
+
+def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:
+    """A pod's GPUs, and its memory per GPU, against one node of the pool; False when it cannot be counted."""
+    if workload.gpus > pool.gpus_per_node:
+        report.error(
+            (*path, "gpus"),
+            f"a pod asks for {workload.gpus} GPUs, but a node of pool {pool.name!r} has {pool.gpus_per_node}: on "
+            "HAMi, nvidia.com/gpu in a pod counts physical GPUs, and a pod never gets two vGPUs of one card",
+            f"ask for gpus: {pool.gpus_per_node} or fewer; split shares a GPU between pods, not between the GPUs of one pod",
+        )
+        return False
+    if workload.gpu_memory_mib is not None and workload.gpu_memory_percent is not None:
+        report.error(
+            (*path, "gpuMemoryPercent"),
+            "gpuMemory and gpuMemoryPercent cannot be given together: HAMi documents that nvidia.com/gpumem and "
+            "nvidia.com/gpumem-percentage cannot be assigned together (its scheduler then ignores the percentage)",
+            "keep one of them",
+        )
+        return False
+    memory = registered_memory(pool)
+    if workload.gpu_memory_mib is None:
+        return True
+    if memory is None:
+        report.warn(
+            (*path, "gpuMemory"),
+            f"gpustack-gen does not know how much memory one {pool.gpu.name} has, so gpuMemory of "
+            f"{workload.namespace}/{workload.name} is not checked against it",
+            "check it against nvidia-smi on one node, or use gpuMemoryPercent",
+        )
+        return True
+    if workload.gpu_memory_mib > memory:
+        scaled = (
+            f" x memoryScaling {pool.sharing.memory_scaling:g}" if pool.sharing.memory_scaling != 1 else " (nominal)"
+        )
+        report.error(
+            (*path, "gpuMemory"),
+            f"a pod asks for {workload.gpu_memory_mib} MiB of GPU memory per GPU, but one {pool.gpu.name} of pool "
+            f"{pool.name!r} has {memory} MiB{scaled}",
+            f"ask for at most {memory}Mi, or a share with gpuMemoryPercent",
+        )
+        return False
+    return True
+
+
+def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+    """What HAMi needs across the cluster: node names where pools differ, one policy, the nvidia RuntimeClass."""
+    nri = origin.fields.get("operator.cdi.nriPluginEnabled")
+    if cluster.operator.nri_plugin_enabled and nri is not None:
+        report.error(
+            nri,
+            "with the NRI plugin the GPU Operator creates no nvidia RuntimeClass, which HAMi's device plugin and "
+            "its workloads need when CDI is the default (GPU Operator v25.10.0 and newer)",
+            "turn the NRI plugin off on this cluster (cdi.nriPluginEnabled: false)",
+        )
+    paths = dict(zip((pool.name for pool in cluster.pools), origin.pool_paths, strict=True))
+    _check_node_names(cluster, paths, report)
+    _check_shared_settings(cluster, origin, paths, report)
+    for pool in cluster.pools:
+        for key, value in pool.node_selector:
+            if key == NODE_LABEL and value != NODE_LABEL_VALUE:
+                report.error(
+                    (*paths[pool.name], "nodeSelector", key),
+                    f"pool {pool.name!r} selects its nodes by {key}={value}, but HAMi needs {key}={NODE_LABEL_VALUE} "
+                    "on every GPU node it manages, which gpustack-gen sets (node-labels.yaml)",
+                    "select on a label your node group sets, such as node.kubernetes.io/instance-type or a pool label",
+                    key=True,
+                )
+
+
+def _check_node_names(cluster: Cluster, paths: dict[str, PathKey], report: Report) -> None:
+    seen: dict[str, str] = {}
+    for pool in named_pools(cluster):
+        path = (*paths[pool.name], "nodeNames")
+        if len(pool.node_names) != pool.nodes:
+            report.error(
+                path,
+                f"pool {pool.name!r} names {len(pool.node_names)} nodes but has {pool.nodes}: HAMi applies per-node "
+                "settings by node name only, so a node left out would run with the cluster-wide ones",
+                f"list all {pool.nodes} node names, or set nodes: {len(pool.node_names)}",
+            )
+        for index, name in enumerate(pool.node_names):
+            other = seen.setdefault(name, pool.name)
+            if other != pool.name or pool.node_names.index(name) != index:
+                report.error(
+                    (*path, index),
+                    f"node {name!r} is named twice (also in pool {other!r}): a node belongs to one pool",
+                    "remove the duplicate",
+                )
+
+
+def _check_shared_settings(cluster: Cluster, origin: ClusterOrigin, paths: dict[str, PathKey], report: Report) -> None:
+    """Pools without node names share the chart's settings; pools share one scheduler policy."""
+    wanted = cluster_settings(cluster)
+    first = next((pool for pool in cluster.pools if not pool.node_names), None)
+    for pool in cluster.pools:
+        pool_origin = origin.pools[pool.name]
+        if pool.node_names or first is None or node_settings(pool) == wanted:
+            continue
+        where = next(
+            (pool_origin.sharing[key] for key in ("split", "memoryScaling", "strategy") if key in pool_origin.sharing),
+            pool_origin.sharing_path,
+        )
+        report.error(
+            where,
+            f"pool {pool.name!r} ({node_settings(pool).describe()}) needs other HAMi settings than pool {first.name!r} "
+            f"({wanted.describe()}): the chart sets one split and memory scaling for the cluster, and per-node "
+            "settings match nodes by name only",
+            f"list pool {pool.name!r}'s nodes under its nodeNames, or give both pools the same settings",
+        )
+    policy = scheduler_policy(cluster)
+    for pool in cluster.pools:
+        if pool.sharing.policy is not None and pool.sharing.policy != policy:
+            owner = next(p.name for p in cluster.pools if p.sharing.policy == policy)
+            report.error(
+                origin.pools[pool.name].sharing.get("policy", paths[pool.name]),
+                f"pool {pool.name!r} asks for scheduler policy {pool.sharing.policy}, pool {owner!r} for {policy}: "
+                "HAMi's scheduler has one policy for the cluster",
+                "give every pool of the cluster the same policy, or leave it out on all but one",
+            )

@@ -1,0 +1,74 @@
+"""``gpustack-gen verify``: does a running cluster match the fleet, node by node, and if not, why not.
+
+    from pathlib import Path
+    from gpustack_gen import load_fleet
+    from gpustack_gen.verify import read_state_dir, verify_cluster
+
+    fleet = load_fleet(Path("fleet.yaml"))
+    cluster = fleet.cluster("prod")
+    state = read_state_dir(Path("state"), cluster.operator.namespace)   # or verify.live.read_live_state(...)
+    result = verify_cluster(cluster, state, fleet_label="fleet.yaml")
+    result.exit_code                # 0: the cluster matches; 1: an error finding
+
+Each node is matched to the pool whose ``nodeSelector`` it satisfies; the checks of
+:mod:`gpustack_gen.verify.checks` compare it with what the fleet says (:mod:`.expected`). The library
+never prints or exits; reports are in :mod:`.report`.
+"""
+
+from __future__ import annotations
+
+from ..errors import FleetError, Problem, Severity
+from ..model.fleet import Cluster
+from .backends import VERIFY_BACKENDS, verify_backend
+from .checks import CHECKS
+from .expected import Expected, expected_state
+from .model import Finding
+from .observed import Observed, advertised, observe
+from .result import NodeStatus, PoolSummary, Skipped, Tally, VerifyResult
+from .state import PARTS, ClusterState, read_state_dir
+
+__all__ = ["PARTS", "ClusterState", "VerifyResult", "read_state_dir", "verify_cluster"]
+
+
+def verify_cluster(
+    cluster: Cluster, state: ClusterState, *, fleet_label: str, rendered: str = "rendered"
+) -> VerifyResult:
+    """Run every check whose inputs were read; raises :class:`FleetError` for a backend verify does not know."""
+    backend = verify_backend(cluster)
+    if backend is None:
+        known = ", ".join(VERIFY_BACKENDS)
+        raise FleetError(
+            [Problem(fleet_label, 0, 0, "", f"verify does not know backend {cluster.backend} yet (it knows {known})")]
+        )
+    expected = expected_state(cluster, backend, rendered)
+    observed = observe(expected, state)
+    findings: list[Finding] = []
+    skipped: list[Skipped] = []
+    for check in CHECKS:
+        absent = [part for part in check.NEEDS if not state.has(part)]
+        if absent:
+            skipped.append(Skipped(check.ID, "; ".join(state.missing.get(p, f"{p} not read") for p in absent)))
+            continue
+        findings.extend(check.findings(expected, observed))
+    pools = _summaries(expected, observed, findings) if state.nodes is not None else None
+    return VerifyResult(fleet_label, cluster.name, state.source, pools, tuple(findings), tuple(skipped))
+
+
+def _summaries(expected: Expected, observed: Observed, findings: list[Finding]) -> tuple[PoolSummary, ...]:
+    failing = {(f.pool, f.node) for f in findings if f.severity is Severity.ERROR and f.node is not None}
+    summaries = []
+    for pool in expected.pools:
+        nodes = tuple(
+            NodeStatus(
+                node.name, (pool.name, node.name) not in failing, {r: advertised(node, r) for r in pool.resources}
+            )
+            for node in observed.nodes_of(pool)
+        )
+        tallies = tuple(
+            Tally(resource, sum(n.advertised[resource] for n in nodes), total)
+            for resource, total in expected.cluster.resources_total(pool.pool).items()
+        )
+        summaries.append(
+            PoolSummary(pool.name, pool.pool.gpu.id, pool.pool.sharing.describe(), pool.pool.nodes, nodes, tallies)
+        )
+    return tuple(summaries)

@@ -1,0 +1,60 @@
+"""The checks of ``verify``, one module each, in report order; each module has ``ID``, ``NEEDS`` and ``findings``.
+
+A check compares what the fleet says (:class:`~gpustack_gen.verify.expected.Expected`) with what the cluster
+shows (:class:`~gpustack_gen.verify.observed.Observed`) and yields
+:class:`~gpustack_gen.verify.model.Finding` objects. ``NEEDS`` names the parts of the cluster state it reads
+(:data:`~gpustack_gen.verify.state.PARTS`); a check whose parts were not read is skipped, and the report
+says so. Each module's docstring says what it covers and cites the upstream behaviour it relies on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Protocol, cast
+
+from ..expected import Expected
+from ..model import Finding
+from ..observed import Observed
+from . import (
+    capacity_mismatch,
+    clusterpolicy,
+    configmap_drift,
+    gpu_not_advertised,
+    label_mismatch,
+    mig_state,
+    operator_pods,
+    pool_size,
+    product_mismatch,
+    unmatched_gpu_node,
+)
+
+
+class Check(Protocol):
+    ID: str
+    NEEDS: tuple[str, ...]
+
+    def findings(self, expected: Expected, observed: Observed) -> Iterator[Finding]: ...
+
+
+_MODULES: tuple[ModuleType, ...] = (
+    pool_size,
+    unmatched_gpu_node,
+    gpu_not_advertised,
+    capacity_mismatch,
+    label_mismatch,
+    product_mismatch,
+    mig_state,
+    clusterpolicy,
+    configmap_drift,
+    operator_pods,
+)
+CHECKS: tuple[Check, ...] = tuple(cast(Check, module) for module in _MODULES)
+CHECK_IDS: tuple[str, ...] = tuple(check.ID for check in CHECKS)
+
+
+def get(check_id: str) -> Check:
+    for check in CHECKS:
+        if check_id == check.ID:
+            return check
+    raise KeyError(f"no such check: {check_id!r}")

@@ -1,0 +1,68 @@
+"""The ClusterPolicy differs from the rendered patch, or the Operator does not report it ready.
+
+Every field the rendered merge patch sets is compared (``null``: the field must be absent): the device
+plugin and mig-manager ConfigMaps and defaults, ``mig.strategy``, CDI, the driver and the toolkit. The
+Operator applies the ClusterPolicy to its operands; in v25.3.3 ``ready`` can show before a DaemonSet
+finishes rolling (``isDaemonSetReady``), which ``operator-pods`` checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ...compile.operator import helm_upgrade_command, patch_command
+from ...errors import Severity
+from ..expected import Expected
+from ..model import Finding, differs
+from ..observed import Observed
+
+ID = "clusterpolicy"
+NEEDS = ("clusterpolicy",)
+LIST_COMMAND = "kubectl get clusterpolicies.nvidia.com"
+
+
+def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
+    policies = observed.state.clusterpolicies or ()
+    if not policies:
+        yield Finding(
+            ID, Severity.ERROR, "ClusterPolicy", "no ClusterPolicy: the GPU Operator is not installed", None, None,
+            "cluster-policy", None, _apply(expected),
+        )  # fmt: skip
+        return
+    policy = policies[0]
+    for path, want in _leaves(expected.clusterpolicy, "spec"):
+        got = _at(policy.spec, path.split(".")[1:])
+        if got != want:
+            yield Finding(ID, Severity.ERROR, path, differs(path, want, got), None, None, want, got, _apply(expected))
+    if policy.state != "ready":
+        yield Finding(
+            ID, Severity.ERROR, "status.state", differs("status.state", "ready", policy.state), None, None,
+            "ready", policy.state,
+            f"{LIST_COMMAND} -o jsonpath='{{.items[0].status}}' and kubectl -n {expected.cluster.operator.namespace} "
+            "logs deploy/gpu-operator say which operand is not ready",
+        )  # fmt: skip
+
+
+def _apply(expected: Expected) -> str:
+    cluster = expected.cluster
+    folder = f"{expected.rendered}/{cluster.name}"
+    if cluster.operator.install == "helm":
+        return f"apply the render: {helm_upgrade_command(cluster, f'{folder}/gpu-operator-values.yaml')}"
+    return f"apply the render: {patch_command(f'{folder}/clusterpolicy-patch.yaml')}"
+
+
+def _leaves(data: Any, path: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(data, dict) and data:
+        for key, value in data.items():
+            yield from _leaves(value, f"{path}.{key}")
+    else:
+        yield path, data
+
+
+def _at(data: Any, keys: list[str]) -> Any:
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data

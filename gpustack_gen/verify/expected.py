@@ -1,0 +1,72 @@
+"""What the fleet says a cluster must show, taken from the model and the compilers, never recomputed.
+
+Per pool: the labels its nodes carry (the backend's ``pool_labels``, which ``plan`` sets too) and what
+each node advertises (``Cluster.resources_per_node``). Per cluster: the rendered ClusterPolicy patch and
+ConfigMaps (``compile_cluster``). GPU models and their product labels come from the catalog.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..compile import EmbeddedYaml, compile_cluster
+from ..compile.backends import backend_of
+from ..model.fleet import Cluster, Pool
+
+if TYPE_CHECKING:
+    from ..compile.artifact import Artifact
+    from .backends import VerifyBackend
+
+
+@dataclass(frozen=True)
+class PoolExpectation:
+    pool: Pool
+    labels: dict[str, str]  # label -> value every node of the pool carries
+    resources: dict[str, int]  # extended resource -> what each node advertises
+
+    @property
+    def name(self) -> str:
+        return self.pool.name
+
+
+@dataclass(frozen=True)
+class RenderedConfigMap:
+    name: str
+    namespace: str
+    data: dict[str, Any]  # key -> the config it holds as data (a YAML file), or its text
+
+
+@dataclass(frozen=True)
+class Expected:
+    cluster: Cluster
+    pools: tuple[PoolExpectation, ...]
+    clusterpolicy: dict[str, Any]  # the rendered merge patch's spec (null: the field must be absent)
+    configmaps: tuple[RenderedConfigMap, ...]
+    backend: VerifyBackend
+    rendered: str = "rendered"  # where `gpustack-gen render --out` writes, as the hints' commands name it
+
+    def pool(self, name: str) -> PoolExpectation:
+        return next(p for p in self.pools if p.name == name)
+
+
+def expected_state(cluster: Cluster, backend: VerifyBackend, rendered: str = "rendered") -> Expected:
+    labels = backend_of(cluster).pool_labels(cluster)
+    pools = tuple(PoolExpectation(p, labels.get(p.name, {}), cluster.resources_per_node(p)) for p in cluster.pools)
+    artifacts = compile_cluster(cluster)
+    patch = next(a for a in artifacts if a.kind == "clusterpolicy-patch").documents[0]["spec"]
+    return Expected(cluster, pools, patch, _configmaps(artifacts), backend, rendered)
+
+
+def _configmaps(artifacts: list[Artifact]) -> tuple[RenderedConfigMap, ...]:
+    found = []
+    for artifact in artifacts:
+        for document in artifact.documents:
+            if document.get("apiVersion") == "v1" and document.get("kind") == "ConfigMap":
+                metadata = document["metadata"]
+                data = {
+                    key: value.data if isinstance(value, EmbeddedYaml) else value
+                    for key, value in document.get("data", {}).items()
+                }
+                found.append(RenderedConfigMap(metadata["name"], metadata["namespace"], data))
+    return tuple(found)

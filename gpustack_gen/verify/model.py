@@ -1,0 +1,74 @@
+"""What ``verify`` finds: plain, immutable data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import Severity
+
+if TYPE_CHECKING:
+    from ..k8s_state import Node
+    from .expected import Expected, PoolExpectation
+    from .state import ClusterState
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One way the cluster differs from the fleet: what, where, expected and actual values, and why and how to fix it."""
+
+    check: str  # the check's stable id, e.g. "capacity-mismatch"
+    severity: Severity
+    subject: str  # what differs: "nvidia.com/gpu", "label nvidia.com/mig.config", "spec.cdi.enabled"
+    message: str  # one line: the subject and how it differs
+    pool: str | None = None
+    node: str | None = None
+    expected: Any = None
+    actual: Any = None
+    hint: str = ""  # the likely causes, most likely first, and the fix
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "check": self.check,
+            "severity": self.severity.value,
+            "pool": self.pool,
+            "node": self.node,
+            "subject": self.subject,
+            "message": self.message,
+            "expected": self.expected,
+            "actual": self.actual,
+            "hint": self.hint or None,
+        }
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """What a node gets without one of its pool's labels, and whether that is what the pool needs."""
+
+    severity: Severity  # warning: the node gets the pool's config anyway; error: it gets something else
+    text: str
+
+
+@dataclass(frozen=True)
+class NodeView:
+    """One node of a pool with everything a backend hook may weigh when it explains what the node shows."""
+
+    expected: Expected
+    pool: PoolExpectation
+    node: Node
+    state: ClusterState
+
+
+def causes_hint(causes: tuple[str, ...] | list[str]) -> str:
+    """``likely: A; or: B; or: C``: the causes, most likely first, in one line."""
+    return "; ".join(f"{'likely' if index == 0 else 'or'}: {cause}" for index, cause in enumerate(causes))
+
+
+def differs(subject: str, expected: Any, actual: Any) -> str:
+    """``subject: expected 4, actual 0``, values as JSON where they are not plain words."""
+    from ..diff.report import format_value
+
+    def text(value: Any) -> str:
+        return "absent" if value is None else format_value(value)
+
+    return f"{subject}: expected {text(expected)}, actual {text(actual)}"

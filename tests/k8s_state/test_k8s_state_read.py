@@ -1,0 +1,101 @@
+"""Reading cluster objects: JSON and YAML alike, Lists opened once, items located, readers chosen by (apiVersion, kind)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gpustack_gen.errors import Problem
+from gpustack_gen.k8s_state import READERS, ConfigMap, Node, Pod, describe, parse_documents, read_objects
+
+
+def wrong(data: object, line: int, path: str) -> Problem:
+    return Problem("in.json", line, 1, path, f"{describe(data)}, not wanted")
+
+
+def read(text: str, kinds: tuple[str, ...]) -> tuple[list[object], list[Problem]]:
+    problems: list[Problem] = []
+    docs = parse_documents("in.json", text, problems)
+    return list(read_objects("in.json", docs, kinds, wrong, problems)), problems
+
+
+NODE = {"metadata": {"name": "n1", "labels": {"a": "b"}}, "status": {"allocatable": {"nvidia.com/gpu": "4"}}}
+
+
+def test_an_api_list_and_a_kubectl_list_give_the_same_objects() -> None:
+    api = json.dumps({"apiVersion": "v1", "kind": "NodeList", "items": [NODE, NODE]}, indent=2)
+    kubectl = json.dumps(
+        {"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Node", **NODE}] * 2}, indent=2
+    )
+    from_api, problems = read(api, ("Node",))
+    from_kubectl, more = read(kubectl, ("Node",))
+    assert problems == more == []
+    assert [(o.name, o.allocatable, o.where.line) for o in from_api if isinstance(o, Node)] == [
+        ("n1", {"nvidia.com/gpu": "4"}, 5),
+        ("n1", {"nvidia.com/gpu": "4"}, 18),
+    ]
+    assert [(o.name, o.where.line) for o in from_kubectl if isinstance(o, Node)] == [("n1", 5), ("n1", 20)]
+
+
+def test_json_item_lines_skip_strings_that_look_like_structure() -> None:
+    tricky = {"apiVersion": "v1", "kind": "List", "note": 'a "quoted" ], { string\n', "items": [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "[{\n"}},
+        {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}},
+    ]}  # fmt: skip
+    text = json.dumps(tricky, indent=1)
+    objects, problems = read(text, ("ConfigMap",))
+    assert [o.name for o in objects if isinstance(o, ConfigMap)] == ["a"]
+    brace = next(n for n, line in enumerate(text.splitlines(), 1) if '"kind": "Secret"' in line) - 2  # its "{"
+    assert text.splitlines()[brace - 1].strip() == "{"
+    assert [(p.line, p.path, p.message) for p in problems] == [(brace, "items[1]", "a Secret (s), not wanted")]
+
+
+def test_a_mixed_list_gives_each_kind_its_reader() -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "ownerReferences": [{"controller": True, "name": "ds"}]},
+           "spec": {"nodeName": "n1"}, "status": {"phase": "Running", "containerStatuses": [
+               {"name": "c", "ready": False, "restartCount": 3, "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+                "lastState": {"terminated": {"exitCode": 1, "reason": "Error"}}}]}}  # fmt: skip
+    daemonset = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "ds", "generation": 2},
+                 "status": {"desiredNumberScheduled": 3, "numberReady": 2, "updatedNumberScheduled": 3, "observedGeneration": 1}}  # fmt: skip
+    objects, problems = read(
+        json.dumps({"apiVersion": "v1", "kind": "List", "items": [daemonset, pod]}), ("DaemonSet", "Pod")
+    )
+    assert problems == []
+    ds, found = objects
+    assert (ds.desired, ds.ready, ds.updated, ds.current_generation) == (3, 2, 3, False)  # type: ignore[union-attr]
+    assert isinstance(found, Pod) and (found.owner, found.node_name, found.ready) == ("ds", "n1", False)
+    (container,) = found.containers
+    assert (container.waiting, container.last_exit, container.restarts) == (
+        "CrashLoopBackOff",
+        "exit code 1 (Error)",
+        3,
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '{"kind": "Node", "apiVersion": "v2", "metadata": {"name": "x"}}',
+            "a Node of apiVersion v2; gpustack-gen reads v1",
+        ),
+        ('{"kind": "Node"', "invalid JSON: Expecting ',' delimiter"),
+        ("kind: Node\nmetadata: [", "invalid YAML"),
+    ],
+)
+def test_refusals_are_located(text: str, message: str) -> None:
+    objects, problems = read(text, ("Node",))
+    assert objects == []
+    assert [p.message.startswith(message) for p in problems] == [True]
+    assert problems[0].line > 0
+
+
+def test_every_reader_is_keyed_by_its_api_version_and_kind() -> None:
+    assert sorted(READERS) == [
+        ("apps/v1", "DaemonSet"),
+        ("nvidia.com/v1", "ClusterPolicy"),
+        ("v1", "ConfigMap"),
+        ("v1", "Node"),
+        ("v1", "Pod"),
+    ]

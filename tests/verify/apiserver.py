@@ -1,0 +1,146 @@
+"""A stand-in Kubernetes API server on 127.0.0.1: recorded list responses at the real API paths, paged.
+
+It serves the objects of a ``--from`` fixture folder the way the API server answers list requests
+(``kind: NodeList``, items without kind or apiVersion), honours ``limit`` with ``continue`` tokens (at most
+``page`` items per answer, so that paging happens with a handful of objects), answers 404 for what it
+does not hold, and records every request. Plain HTTP: the kubeconfig it writes points at ``http://``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+# API path -> (file of the fixture folder, kind of its items, namespaced)
+ROUTES = {
+    "/api/v1/nodes": ("nodes.json", "Node", False),
+    "/apis/nvidia.com/v1/clusterpolicies": ("clusterpolicy.json", "ClusterPolicy", False),
+    "/api/v1/namespaces/{ns}/configmaps": ("configmaps.json", "ConfigMap", True),
+    "/apis/apps/v1/namespaces/{ns}/daemonsets": ("operator.json", "DaemonSet", True),
+    "/api/v1/namespaces/{ns}/pods": ("operator.json", "Pod", True),
+}
+
+
+@dataclass
+class Recorded:
+    requests: list[tuple[str, str]] = field(default_factory=list)  # (method, path with query)
+
+
+def _items(folder: Path, file: str, kind: str) -> list[dict[str, Any]] | None:
+    path = folder / file
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    items = []
+    for item in data["items"]:
+        if item["kind"] == kind:
+            items.append({k: v for k, v in item.items() if k not in ("kind", "apiVersion")})
+    return items
+
+
+def _handler(
+    folder: Path, namespace: str, page: int, recorded: Recorded, forbidden: frozenset[str]
+) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            pass
+
+        def _send(self, code: int, body: dict[str, Any]) -> None:
+            raw = json.dumps(body).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            self.wfile.write(raw)
+
+        def _status(self, code: int, reason: str, message: str) -> None:
+            self._send(
+                code,
+                {
+                    "kind": "Status",
+                    "apiVersion": "v1",
+                    "metadata": {},
+                    "status": "Failure",
+                    "message": message,
+                    "reason": reason,
+                    "code": code,
+                },
+            )
+
+        def do_GET(self) -> None:
+            recorded.requests.append(("GET", self.path))
+            url = urlsplit(self.path)
+            query = parse_qs(url.query)
+            route = next((r for r in ROUTES if r.format(ns=namespace) == url.path), None)
+            if route is None:
+                self._status(404, "NotFound", f"the server could not find the requested resource ({url.path})")
+                return
+            file, kind, _ = ROUTES[route]
+            if kind in forbidden:
+                self._status(403, "Forbidden", f'{kind.lower()}s is forbidden: User "viewer" cannot list resource')
+                return
+            items = _items(folder, file, kind)
+            if items is None:
+                self._status(404, "NotFound", "the server could not find the requested resource")
+                return
+            start = int(base64.b64decode(query["continue"][0])) if "continue" in query else 0
+            limit = min(int(query["limit"][0]), page) if "limit" in query else len(items)
+            chunk = items[start : start + limit]
+            metadata: dict[str, Any] = {"resourceVersion": "48213500"}
+            if start + limit < len(items):
+                metadata["continue"] = base64.b64encode(str(start + limit).encode()).decode()
+            api_version = (
+                "v1" if url.path.startswith("/api/") else url.path.split("/")[2] + "/" + url.path.split("/")[3]
+            )
+            self._send(200, {"kind": f"{kind}List", "apiVersion": api_version, "metadata": metadata, "items": chunk})
+
+        def do_POST(self) -> None:
+            recorded.requests.append(("POST", self.path))
+            self._status(405, "MethodNotAllowed", "read-only test server")
+
+        do_PUT = do_PATCH = do_DELETE = do_POST
+
+    return Handler
+
+
+@contextmanager
+def api_server(
+    folder: Path, namespace: str = "gpu-operator", page: int = 2, forbidden: frozenset[str] = frozenset()
+) -> Iterator[tuple[str, Recorded]]:
+    """The server's URL and its request log, for the length of the ``with`` block; ``forbidden`` kinds answer 403."""
+    recorded = Recorded()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(folder, namespace, page, recorded, forbidden))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", recorded
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def write_kubeconfig(path: Path, servers: dict[str, str], current: str) -> Path:
+    """A kubeconfig with one context per entry of ``servers`` (context name -> server URL)."""
+    path.write_text(
+        json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "clusters": [{"name": name, "cluster": {"server": url}} for name, url in servers.items()],
+                "users": [{"name": "viewer", "user": {"token": "test-token"}}],
+                "contexts": [{"name": name, "context": {"cluster": name, "user": "viewer"}} for name in servers],
+                "current-context": current,
+            }
+        ),
+        encoding="utf-8",
+    )
+    return path

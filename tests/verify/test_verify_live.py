@@ -1,0 +1,118 @@
+"""``verify`` against an API server: a stand-in on 127.0.0.1 serves recorded lists at the real API paths, paged,
+so that lightkube's own code runs (kubeconfig and context, plain HTTP, continue tokens). No other network."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from apiserver import api_server, write_kubeconfig
+from click.testing import CliRunner
+from verify_helpers import DATA, EXAMPLE, copy_state
+
+from gpustack_gen.cli import main
+
+PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    for name in PROXIES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    yield
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def closed_port() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def body(report: str) -> str:
+    return report.split("\n", 1)[1]  # all but the first line, which names the source
+
+
+def test_the_api_gives_what_the_files_give_paged_and_read_only(tmp_path: Path) -> None:
+    with api_server(DATA / "prod-seed") as (url, recorded):
+        kubeconfig = write_kubeconfig(tmp_path / "config", {"prod-admin": url}, "prod-admin")
+        code, out, _ = run("verify", str(EXAMPLE), "--cluster", "prod", "--kubeconfig", str(kubeconfig))
+    files_code, files_out, _ = run("verify", str(EXAMPLE), "--cluster", "prod", "--from", str(DATA / "prod-seed"))
+    assert (code, body(out)) == (files_code, body(files_out)) == (1, body(files_out))
+    assert out.startswith(f"gpustack-gen verify: cluster prod of {EXAMPLE} against context prod-admin\n")
+    assert {method for method, _ in recorded.requests} == {"GET"}
+    paths = [path for _, path in recorded.requests]
+    assert "/api/v1/nodes?limit=500" in paths
+    assert any(path.startswith("/api/v1/nodes?limit=500&continue=") for path in paths)  # 4 nodes, 2 a page
+    assert any(path.startswith("/api/v1/namespaces/gpu-operator/pods?") for path in paths)
+
+
+def test_the_context_comes_from_kubeconfig_or_the_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with api_server(DATA / "prod-healthy") as (url, _):
+        kubeconfig = write_kubeconfig(tmp_path / "config", {"stage": closed_port(), "prod-admin": url}, "stage")
+        monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
+        code, out, _ = run("verify", str(EXAMPLE), "--cluster", "prod", "--context", "prod-admin")
+        assert (code, out.splitlines()[-1]) == (0, "the cluster matches the fleet: 0 errors, 0 warnings")
+        code, out, err = run("verify", str(EXAMPLE), "--cluster", "prod")  # the current context: stage, down
+    assert code == 2 and out == ""
+    assert err.splitlines()[-1].startswith("error: context stage (http://127.0.0.1:")
+    assert "cannot list Nodes" in err
+
+
+def test_an_unknown_context_and_a_missing_kubeconfig(tmp_path: Path) -> None:
+    kubeconfig = write_kubeconfig(tmp_path / "config", {"prod-admin": closed_port()}, "prod-admin")
+    code, _, err = run(
+        "verify", str(EXAMPLE), "--cluster", "prod", "--kubeconfig", str(kubeconfig), "--context", "nope"
+    )
+    assert code == 2 and err.splitlines()[-1] == "error: kubeconfig: Context 'nope' not found"
+    code, _, err = run("verify", str(EXAMPLE), "--cluster", "prod", "--kubeconfig", str(tmp_path / "missing"))
+    assert code == 2 and err.splitlines()[-1].startswith("error: kubeconfig: Configuration file")
+
+
+def test_a_refused_list_exits_2_with_the_api_message(tmp_path: Path) -> None:
+    with api_server(DATA / "prod-healthy", forbidden=frozenset({"Pod"})) as (url, _):
+        kubeconfig = write_kubeconfig(tmp_path / "config", {"prod-admin": url}, "prod-admin")
+        code, _, err = run("verify", str(EXAMPLE), "--cluster", "prod", "--kubeconfig", str(kubeconfig))
+    assert code == 2
+    assert err.splitlines()[-1] == (
+        'error: context prod-admin: Pod list: 403 Forbidden: pods is forbidden: User "viewer" cannot list resource'
+    )
+
+
+def test_no_clusterpolicy_crd_is_a_finding(tmp_path: Path) -> None:
+    folder = copy_state("prod-healthy", tmp_path / "state")
+    (folder / "clusterpolicy.json").unlink()  # the server answers 404, as for a CRD that is not installed
+    with api_server(folder) as (url, _):
+        kubeconfig = write_kubeconfig(tmp_path / "config", {"prod-admin": url}, "prod-admin")
+        code, out, _ = run("verify", str(EXAMPLE), "--cluster", "prod", "--kubeconfig", str(kubeconfig))
+    assert code == 1
+    assert (
+        "  error clusterpolicy: no ClusterPolicy: the GPU Operator is not installed (apply the render: helm upgrade"
+        in out
+    )
+
+
+def test_other_commands_and_verify_from_files_never_load_the_client() -> None:
+    code = (
+        "import sys\n"
+        "from gpustack_gen.cli import main\n"
+        "try:\n"
+        f"    main(['verify', {str(EXAMPLE)!r}, '--cluster', 'prod', '--from', {str(DATA / 'prod-healthy')!r}])\n"
+        "except SystemExit as exit:\n"
+        "    assert exit.code == 0\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('lightkube', 'httpx2', 'msgspec')))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert done.stdout.splitlines()[-1] == "[]", done.stderr

@@ -1,0 +1,92 @@
+"""A cluster built to match a fleet passes verify, whatever the fleet: no check reports a healthy cluster.
+
+The cluster is what the upstream components would show once a render is rolled out: each pool's nodes
+carry its selector and labels, advertise what the model says, and GFD's labels (product with ``-SHARED``
+when shared and not renamed, ``-MIG-<profile>`` under single; ``nvidia.com/mig-<profile>.count`` under
+mixed); the ClusterPolicy holds the patch, the ConfigMaps the render, the DaemonSets are rolled out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from test_properties import fleets
+
+from gpustack_gen import load_fleet
+from gpustack_gen.compile.artifact import MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
+from gpustack_gen.k8s_state import ClusterPolicy, ConfigMap, DaemonSet, Node, Where
+from gpustack_gen.model.fleet import Cluster, Pool
+from gpustack_gen.verify import ClusterState, verify_cluster
+from gpustack_gen.verify.backends import verify_backend
+from gpustack_gen.verify.expected import expected_state
+from gpustack_gen.yamlio.writer import dump_yaml
+
+HERE = Where("model", 0)
+
+
+def _gfd_labels(cluster: Cluster, pool: Pool) -> dict[str, str]:
+    if not pool.gpu.product_labels:
+        return {"nvidia.com/gpu.present": "true"}  # a model too new for the catalog to know its label
+    product = pool.gpu.product_labels[0]
+    labels = {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.count": str(pool.gpus_per_node)}
+    devices = pool.mig_devices()
+    if devices and cluster.mig_strategy == "single":
+        (name, per_gpu), *_ = devices
+        profile = pool.gpu.profile(name)
+        assert profile is not None
+        product += f"-MIG-{profile.label_suffix}"
+        labels["nvidia.com/gpu.count"] = str(per_gpu * pool.gpus_per_node)
+    for name, per_gpu in devices if cluster.mig_strategy == "mixed" else ():
+        profile = pool.gpu.profile(name)
+        assert profile is not None
+        labels[f"{profile.resource_name}.count"] = str(per_gpu * pool.gpus_per_node)
+    if pool.sharing.is_shared and not pool.sharing.rename_by_default:
+        product += "-SHARED"
+    return {**labels, "nvidia.com/gpu.product": product}
+
+
+def matching_state(cluster: Cluster) -> ClusterState:
+    backend = verify_backend(cluster)
+    assert backend is not None
+    expected = expected_state(cluster, backend)
+    nodes = []
+    for pool in expected.pools:
+        labels = {**dict(pool.pool.node_selector), **pool.labels, **_gfd_labels(cluster, pool.pool)}
+        if MIG_CONFIG_LABEL in pool.labels:
+            labels[MIG_CONFIG_STATE_LABEL] = "success"
+        resources = {resource: str(count) for resource, count in pool.resources.items()}
+        for index in range(pool.pool.nodes):
+            nodes.append(Node(f"{pool.name}-{index}", labels, (), None, None, HERE, resources, resources))
+    spec: dict[str, Any] = {}
+    _merge(spec, expected.clusterpolicy)
+    configmaps = tuple(
+        ConfigMap(c.name, c.namespace, {k: v if isinstance(v, str) else dump_yaml(v) for k, v in c.data.items()}, HERE)
+        for c in expected.configmaps
+    )
+    count = len(nodes)
+    daemonsets = tuple(
+        DaemonSet(name, cluster.operator.namespace, count, count, count, count, True, HERE)
+        for name in backend.daemonsets(cluster)
+    )
+    policy = ClusterPolicy("cluster-policy", spec, {}, "ready", HERE)
+    return ClusterState("model", tuple(nodes), (policy,), configmaps, daemonsets, ())
+
+
+def _merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
+    for key, value in patch.items():
+        if isinstance(value, dict):
+            _merge(target.setdefault(key, {}), value)
+        elif value is not None:
+            target[key] = value
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fleets())
+def test_a_cluster_that_matches_the_fleet_passes_every_check(mapping: dict[str, Any]) -> None:
+    fleet = load_fleet(mapping)
+    for cluster in fleet.clusters:
+        result = verify_cluster(cluster, matching_state(cluster), fleet_label="fleet.yaml")
+        assert [f.message for f in result.findings] == []
+        assert result.pools is not None
+        assert all(t.advertised == t.intended for pool in result.pools for t in pool.capacity)
