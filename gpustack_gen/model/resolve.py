@@ -7,9 +7,9 @@ Each resolved value remembers the field path it came from, so that the semantic 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ..catalog import get_gpu, suggest_gpus
 from ..dra_versions import NEWEST_DRA, UnknownDraVersion, require_dra_version
@@ -251,15 +251,30 @@ def _gpu_memory_mib(workload: intent.Workload, path: PathKey, report: Report) ->
 
 
 def _resolve_hami(report: Report, setting: Any) -> HamiConfig:
-    version, version_path = setting("hami", "version")
-    namespace, _ = setting("hami", "namespace")
-    release = NEWEST_HAMI
+    return HamiConfig(*_backend_chart(report, setting, "hami", NEWEST_HAMI, require_hami_version, HAMI_NAMESPACE))
+
+
+_Release = TypeVar("_Release")
+
+
+def _backend_chart(
+    report: Report,
+    setting: Any,
+    key: str,
+    newest: _Release,
+    require: Callable[[str], _Release],
+    default_namespace: str,
+) -> tuple[_Release, str]:
+    """A backend chart's pinned release (default: the newest known) and namespace: ``hami``, ``dra``."""
+    version, version_path = setting(key, "version")
+    namespace, _ = setting(key, "namespace")
+    release = newest
     if version is not None:
         try:
-            release = require_hami_version(version)
-        except UnknownHamiVersion as unknown:
+            release = require(version)
+        except (UnknownHamiVersion, UnknownDraVersion) as unknown:
             report.error(version_path, str(unknown), unknown.hint)
-    return HamiConfig(release, namespace or HAMI_NAMESPACE)
+    return release, namespace or default_namespace
 
 
 def _resolve_delivery(report: Report, setting: Any) -> Delivery:
@@ -331,16 +346,7 @@ def _resolve_delivery(report: Report, setting: Any) -> Delivery:
 
 
 def _resolve_dra(report: Report, setting: Any) -> DraConfig:
-    """The DRA driver release (default: the newest known) and its namespace."""
-    version_text, version_path = setting("dra", "version")
-    namespace, _ = setting("dra", "namespace")
-    release = NEWEST_DRA
-    if version_text is not None:
-        try:
-            release = require_dra_version(version_text)
-        except UnknownDraVersion as unknown:
-            report.error(version_path, str(unknown), unknown.hint)
-    return DraConfig(release, namespace or DEFAULT_DRA_NAMESPACE)
+    return DraConfig(*_backend_chart(report, setting, "dra", NEWEST_DRA, require_dra_version, DEFAULT_DRA_NAMESPACE))
 
 
 @functools.cache
