@@ -15,6 +15,7 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from .names import (
+    CONFIGMAP_KEY,
     DNS1123_LABEL,
     DNS1123_SUBDOMAIN,
     DRIVER_VERSION,
@@ -476,9 +477,7 @@ class RetiredConfigs(_Model):
     rollout is done (the plan of that change checks that no node still carries them).
     """
 
-    device_plugin_configs: (
-        dict[Annotated[str, Field(pattern=r"^[-._a-zA-Z0-9]+$", max_length=253)], SharingPolicy] | None
-    ) = Field(
+    device_plugin_configs: dict[Annotated[str, Field(pattern=CONFIGMAP_KEY)], SharingPolicy] | None = Field(
         default=None,
         description="Device-plugin ConfigMap key -> the sharing policy it held (strategy none, time-slicing or mps).",
     )
@@ -569,8 +568,15 @@ def fleet_json_schema() -> dict[str, Any]:
     return result
 
 
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
 def _to_draft7(node: Any) -> Any:
-    """Rewrite ``$defs`` references and drop pydantic's titles and ``null`` alternatives of optional fields."""
+    """Rewrite ``$defs`` references and drop pydantic's titles and ``null`` alternatives of optional fields.
+
+    Bounds that are whole numbers are written as integers: pydantic 2.7 writes a float field's ``gt=0`` as
+    ``0.0`` and newer releases as ``0``, and the schema must not depend on which one is installed.
+    """
     if isinstance(node, dict):
         variants = node.get("anyOf")
         if isinstance(variants, list) and {"type": "null"} in variants and node.get("default", 0) is None:
@@ -585,6 +591,8 @@ def _to_draft7(node: Any) -> Any:
                 continue
             if key == "$ref" and isinstance(value, str):
                 out[key] = value.replace("#/$defs/", "#/definitions/")
+            elif key in _BOUNDS and isinstance(value, float) and value.is_integer():
+                out[key] = int(value)
             else:
                 out[key] = _to_draft7(value)
         return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ...catalog import ALL_DISABLED, GpuModel
@@ -29,7 +30,8 @@ def _configmap(name: str, namespace: str, data: dict[str, Any]) -> dict[str, Any
 
 def device_plugin_configmap(cluster: Cluster, names: ConfigNames) -> Artifact:
     namespace = cluster.operator.namespace
-    data = {key: EmbeddedYaml(config) for key, config in names.device_plugin_configs.items()}
+    # Copies: the names are memoised per cluster, and a caller that edits an artifact must not edit them.
+    data = {key: EmbeddedYaml(copy.deepcopy(config)) for key, config in names.device_plugin_configs.items()}
     restarts = [f"kubectl rollout restart -n {namespace} {' '.join(device_plugin_daemonsets(names.uses_mps))}"]
     notes = [
         f"One key per pool, named after it (its nodes' {DEVICE_PLUGIN_LABEL} label), and {DEFAULT_DEVICE_PLUGIN_KEY}:",
