@@ -405,7 +405,7 @@ def plan(
     "state_dir",
     type=click.Path(file_okay=False),
     help="Read the cluster from the kubectl output in this folder (nodes.json, clusterpolicy.json, configmaps.json, "
-    "operator.json; each optional) instead of the API.",
+    "operator.json, and hami.json on HAMi; each optional) instead of the API.",
 )
 @click.option(
     "--kubeconfig", type=click.Path(dir_okay=False), help="Kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."
@@ -435,8 +435,9 @@ def verify(
     rendered: str,
     output_format: str,
 ) -> None:
-    """Check a running cluster against FLEET, node by node: what each pool's nodes advertise, their labels and GPU,
-    the ClusterPolicy, the ConfigMaps and the Operator's DaemonSets; each finding says the likely cause and the fix.
+    """Check a running cluster against FLEET, node by node: what each pool's nodes advertise (and register with HAMi),
+    their labels and GPU, the ClusterPolicy, the ConfigMaps, the Operator's DaemonSets and HAMi's workloads; each
+    finding says the likely cause and the fix.
 
     Read-only: it only lists and gets. Exit 0 when the cluster matches; 1 when a finding is an error; 2 on bad
     input or an unreachable cluster.
@@ -460,12 +461,12 @@ def verify(
     if state_dir is not None and (kubeconfig is not None or context_name is not None):
         raise click.UsageError("--from reads files, --kubeconfig and --context read the API: give one or the other")
     if state_dir is not None:
-        state = read_state_dir(Path(state_dir), cluster.operator.namespace)
+        state = read_state_dir(Path(state_dir), cluster)
     else:
         from .verify.live import LiveStateError, read_live_state
 
         try:
-            state = read_live_state(cluster.operator.namespace, kubeconfig=kubeconfig, context=context_name)
+            state = read_live_state(cluster, kubeconfig=kubeconfig, context=context_name)
         except LiveStateError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(ExitCode.INVALID)

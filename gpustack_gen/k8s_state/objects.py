@@ -25,6 +25,7 @@ class Node:
     capacity: dict[str, str] = field(default_factory=dict)
     allocatable: dict[str, str] = field(default_factory=dict)
     unschedulable: bool = False
+    annotations: dict[str, str] = field(default_factory=dict)  # metadata.annotations (HAMi registers its GPUs here)
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,18 @@ class DaemonSet:
 
 
 @dataclass(frozen=True)
+class Deployment:
+    name: str
+    namespace: str | None
+    desired: int  # spec.replicas (1 when unset)
+    ready: int  # status.readyReplicas
+    updated: int  # status.updatedReplicas
+    available: int  # status.availableReplicas
+    current_generation: bool  # status.observedGeneration has caught up with metadata.generation
+    where: Where
+
+
+@dataclass(frozen=True)
 class ContainerState:
     name: str
     init: bool
@@ -88,7 +101,7 @@ class Pod:
         return self.phase == "Running" and all(c.ready for c in self.containers if not c.init)
 
 
-KubeObject = Node | ConfigMap | ClusterPolicy | DaemonSet | Pod
+KubeObject = Node | ConfigMap | ClusterPolicy | DaemonSet | Deployment | Pod
 Reader = Callable[[dict[str, Any], Where], "KubeObject | str"]
 
 
@@ -133,6 +146,7 @@ def read_node(data: dict[str, Any], where: Where) -> Node | str:
         capacity=_strings(status.get("capacity")),
         allocatable=_strings(status.get("allocatable")),
         unschedulable=spec.get("unschedulable") is True,
+        annotations=_strings(meta.get("annotations")),
     )
 
 
@@ -178,6 +192,26 @@ def read_daemonset(data: dict[str, Any], where: Where) -> DaemonSet | str:
         updated=_count(status.get("updatedNumberScheduled")),
         available=_count(status.get("numberAvailable")),
         current_generation=not isinstance(generation, int) or observed == generation,
+        where=where,
+    )
+
+
+def read_deployment(data: dict[str, Any], where: Where) -> Deployment | str:
+    meta = metadata(data)
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        return "a Deployment without metadata.name"
+    replicas = _mapping(data, "spec").get("replicas")
+    status = _mapping(data, "status")
+    generation = meta.get("generation")
+    return Deployment(
+        name=name,
+        namespace=_text(meta.get("namespace")),
+        desired=1 if replicas is None else _count(replicas),
+        ready=_count(status.get("readyReplicas")),
+        updated=_count(status.get("updatedReplicas")),
+        available=_count(status.get("availableReplicas")),
+        current_generation=not isinstance(generation, int) or status.get("observedGeneration") == generation,
         where=where,
     )
 
@@ -230,6 +264,7 @@ READERS: dict[tuple[str, str], Reader] = {
     ("v1", "ConfigMap"): read_configmap,
     ("v1", "Pod"): read_pod,
     ("apps/v1", "DaemonSet"): read_daemonset,
+    ("apps/v1", "Deployment"): read_deployment,
     ("nvidia.com/v1", "ClusterPolicy"): read_clusterpolicy,
 }
 API_VERSIONS: dict[str, str] = {kind: api_version for api_version, kind in READERS}

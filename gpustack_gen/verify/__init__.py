@@ -6,7 +6,7 @@
 
     fleet = load_fleet(Path("fleet.yaml"))
     cluster = fleet.cluster("prod")
-    state = read_state_dir(Path("state"), cluster.operator.namespace)   # or verify.live.read_live_state(...)
+    state = read_state_dir(Path("state"), cluster)      # or verify.live.read_live_state(cluster, ...)
     result = verify_cluster(cluster, state, fleet_label="fleet.yaml")
     result.exit_code                # 0: the cluster matches; 1: an error finding
 
@@ -23,17 +23,20 @@ from .backends import VERIFY_BACKENDS, verify_backend
 from .checks import CHECKS
 from .expected import Expected, expected_state
 from .model import Finding
-from .observed import Observed, advertised, observe
+from .observed import Observed, observe, offered
 from .result import NodeStatus, PoolSummary, Skipped, Tally, VerifyResult
-from .state import PARTS, ClusterState, read_state_dir
+from .state import ClusterState, StatePart, read_state_dir, state_parts
 
-__all__ = ["PARTS", "ClusterState", "VerifyResult", "read_state_dir", "verify_cluster"]
+__all__ = ["ClusterState", "StatePart", "VerifyResult", "read_state_dir", "state_parts", "verify_cluster"]
 
 
 def verify_cluster(
     cluster: Cluster, state: ClusterState, *, fleet_label: str, rendered: str = "rendered"
 ) -> VerifyResult:
-    """Run every check whose inputs were read; raises :class:`FleetError` for a backend verify does not know."""
+    """Run every check whose inputs were read; raises :class:`FleetError` for a backend verify does not know.
+
+    A check that reads a part the cluster does not have (the workloads of releases a gpu-operator cluster never
+    installs) does not apply to it: it is neither run nor reported as skipped."""
     backend = verify_backend(cluster)
     if backend is None:
         known = ", ".join(VERIFY_BACKENDS)
@@ -44,7 +47,10 @@ def verify_cluster(
     observed = observe(expected, state)
     findings: list[Finding] = []
     skipped: list[Skipped] = []
+    parts = {part.name for part in state_parts(cluster)}
     for check in CHECKS:
+        if not parts.issuperset(check.NEEDS):
+            continue
         absent = [part for part in check.NEEDS if not state.has(part)]
         if absent:
             skipped.append(Skipped(check.ID, "; ".join(state.missing.get(p, f"{p} not read") for p in absent)))
@@ -59,9 +65,7 @@ def _summaries(expected: Expected, observed: Observed, findings: list[Finding]) 
     summaries = []
     for pool in expected.pools:
         nodes = tuple(
-            NodeStatus(
-                node.name, (pool.name, node.name) not in failing, {r: advertised(node, r) for r in pool.resources}
-            )
+            NodeStatus(node.name, (pool.name, node.name) not in failing, offered(expected, pool, node, observed.state))
             for node in observed.nodes_of(pool)
         )
         tallies = tuple(

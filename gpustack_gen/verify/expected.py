@@ -1,8 +1,10 @@
 """What the fleet says a cluster must show, taken from the model and the compilers, never recomputed.
 
-Per pool: the labels its nodes carry (the backend's ``pool_labels``, which ``plan`` sets too) and what
-each node advertises (``Cluster.resources_per_node``). Per cluster: the rendered ClusterPolicy patch and
-ConfigMaps (``compile_cluster``). GPU models and their product labels come from the catalog.
+Per pool: the labels its nodes carry (the backend's ``pool_labels``, which ``plan`` sets too), what each
+node advertises in its allocatable (``Cluster.allocatable_per_node``) and what it offers in all
+(``Cluster.resources_per_node``: on HAMi also GPU memory and cores, which the node registers in an
+annotation). Per cluster: the rendered ClusterPolicy patch and ConfigMaps (``compile_cluster``). GPU models
+and their product labels come from the catalog.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ if TYPE_CHECKING:
 class PoolExpectation:
     pool: Pool
     labels: dict[str, str]  # label -> value every node of the pool carries
-    resources: dict[str, int]  # extended resource -> what each node advertises
+    resources: dict[str, int]  # extended resource -> what each node advertises in its allocatable
+    offered: dict[str, int]  # resource -> what each node offers in all, allocatable or registered elsewhere
 
     @property
     def name(self) -> str:
@@ -52,7 +55,10 @@ class Expected:
 
 def expected_state(cluster: Cluster, backend: VerifyBackend, rendered: str = "rendered") -> Expected:
     labels = backend_of(cluster).pool_labels(cluster)
-    pools = tuple(PoolExpectation(p, labels.get(p.name, {}), cluster.resources_per_node(p)) for p in cluster.pools)
+    pools = tuple(
+        PoolExpectation(p, labels.get(p.name, {}), cluster.allocatable_per_node(p), cluster.resources_per_node(p))
+        for p in cluster.pools
+    )
     artifacts = compile_cluster(cluster)
     patch = next(a for a in artifacts if a.kind == "clusterpolicy-patch").documents[0]["spec"]
     return Expected(cluster, pools, patch, _configmaps(artifacts), backend, rendered)

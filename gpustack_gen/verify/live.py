@@ -12,8 +12,9 @@ import functools
 from typing import Any
 
 from ..errors import FleetError, GpustackError, Problem
-from ..k8s_state import DaemonSet, Document, Pod, describe, read_objects
-from .state import PARTS, ClusterState
+from ..k8s_state import Document, describe, read_objects
+from ..model.fleet import Cluster
+from .state import ClusterState, state_of, state_parts
 
 PAGE_SIZE = 500  # objects per list request; the API server's continue token fetches the rest
 NOT_FOUND = 404
@@ -23,8 +24,9 @@ class LiveStateError(GpustackError):
     """The cluster could not be read: no kubeconfig or context, unreachable, or a list was refused."""
 
 
-def read_live_state(namespace: str, *, kubeconfig: str | None = None, context: str | None = None) -> ClusterState:
-    """Nodes, ClusterPolicies, and the ConfigMaps, DaemonSets and pods of ``namespace``, from the API server.
+def read_live_state(cluster: Cluster, *, kubeconfig: str | None = None, context: str | None = None) -> ClusterState:
+    """The objects of ``cluster``'s state parts (nodes, ClusterPolicies, the Operator namespace's ConfigMaps,
+    DaemonSets and pods, and its backend's releases' workloads), from the API server.
 
     Raises :class:`LiveStateError` when the API cannot be read, :class:`FleetError` when it answers with
     objects the readers refuse.
@@ -37,60 +39,65 @@ def read_live_state(namespace: str, *, kubeconfig: str | None = None, context: s
         raise LiveStateError(f"kubeconfig: {exc}") from None
     assert config is not None  # get() without a default raises instead
     source = f"context {config.context_name}"
-    kinds = {part.name: part.kinds for part in PARTS}
     problems: list[Problem] = []
     found: dict[str, list[Any]] = {}
     with Client(config=config) as client:
-        for part, resource, namespaced in _resources():
-            in_namespace = namespace if namespaced else None
-            info = resource._api_info.resource
-            kind = info.kind
-            api_version = f"{info.group}/{info.version}" if info.group else info.version
-            label = f"{source}: {kind} list"
-            try:
-                items = [_plain(obj) for obj in client.list(resource, namespace=in_namespace, chunk_size=PAGE_SIZE)]
-            except ApiError as exc:
-                if exc.status.code == NOT_FOUND and part == "clusterpolicy":
-                    items = []  # no ClusterPolicy CRD: the Operator is not installed, which the check reports
-                else:
-                    raise LiveStateError(
-                        f"{label}: {exc.status.code} {exc.status.reason}: {exc.status.message}"
-                    ) from None
-            except _transport_errors() as exc:
-                raise LiveStateError(f"{source} ({config.cluster.server}): cannot list {kind}s: {exc}") from None
-            document = Document({"apiVersion": api_version, "kind": f"{kind}List", "items": items}, 0)
-            found.setdefault(part, []).extend(
-                read_objects(label, [document], kinds[part], _unexpected(label), problems)
-            )
+        for part in state_parts(cluster):
+            for kind in part.kinds:
+                resource = _resources()[kind]
+                info = resource._api_info.resource
+                api_version = f"{info.group}/{info.version}" if info.group else info.version
+                label = f"{source}: {kind} list"
+                try:
+                    items = [
+                        _plain(obj)
+                        for obj in client.list(
+                            resource, namespace=part.namespace, labels=_labels(part.selector), chunk_size=PAGE_SIZE
+                        )
+                    ]
+                except ApiError as exc:
+                    if exc.status.code == NOT_FOUND and part.name == "clusterpolicy":
+                        items = []  # no ClusterPolicy CRD: the Operator is not installed, which the check reports
+                    else:
+                        raise LiveStateError(
+                            f"{label}: {exc.status.code} {exc.status.reason}: {exc.status.message}"
+                        ) from None
+                except _transport_errors() as exc:
+                    raise LiveStateError(f"{source} ({config.cluster.server}): cannot list {kind}s: {exc}") from None
+                document = Document({"apiVersion": api_version, "kind": f"{kind}List", "items": items}, 0)
+                found.setdefault(part.name, []).extend(
+                    read_objects(label, [document], (kind,), _unexpected(label), problems)
+                )
     if problems:
         raise FleetError(problems)
-    operator = found["operator"]
-    return ClusterState(
-        source=source,
-        nodes=tuple(found["nodes"]),
-        clusterpolicies=tuple(found["clusterpolicy"]),
-        configmaps=tuple(found["configmaps"]),
-        daemonsets=tuple(o for o in operator if isinstance(o, DaemonSet)),
-        pods=tuple(o for o in operator if isinstance(o, Pod)),
-    )
+    return state_of(source, found, {})
 
 
 @functools.cache
-def _resources() -> tuple[tuple[str, Any, bool], ...]:
-    """(part, resource, namespaced) for each list, created once: lightkube registers each class for good.
+def _resources() -> dict[str, Any]:
+    """Kind -> its resource, created once: lightkube registers each class for good.
 
     Generic resources: each item arrives as the API server's JSON, which the readers check, rather than
     through lightkube's typed models, which refuse a whole list over one field they do not expect.
     """
     from lightkube.generic_resource import create_global_resource, create_namespaced_resource
 
-    return (
-        ("nodes", create_global_resource("", "v1", "Node", "nodes"), False),
-        ("clusterpolicy", create_global_resource("nvidia.com", "v1", "ClusterPolicy", "clusterpolicies"), False),
-        ("configmaps", create_namespaced_resource("", "v1", "ConfigMap", "configmaps"), True),
-        ("operator", create_namespaced_resource("apps", "v1", "DaemonSet", "daemonsets"), True),
-        ("operator", create_namespaced_resource("", "v1", "Pod", "pods"), True),
-    )
+    return {
+        "Node": create_global_resource("", "v1", "Node", "nodes"),
+        "ClusterPolicy": create_global_resource("nvidia.com", "v1", "ClusterPolicy", "clusterpolicies"),
+        "ConfigMap": create_namespaced_resource("", "v1", "ConfigMap", "configmaps"),
+        "DaemonSet": create_namespaced_resource("apps", "v1", "DaemonSet", "daemonsets"),
+        "Deployment": create_namespaced_resource("apps", "v1", "Deployment", "deployments"),
+        "Pod": create_namespaced_resource("", "v1", "Pod", "pods"),
+    }
+
+
+def _labels(selector: str | None) -> Any:
+    """A ``key=value`` selector as lightkube takes it (a mapping; None: every object)."""
+    if selector is None:
+        return None
+    key, value = selector.split("=", 1)
+    return {key: value}
 
 
 def _plain(obj: Any) -> dict[str, Any]:

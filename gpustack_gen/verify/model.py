@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Severity
@@ -47,6 +48,50 @@ class Fallback:
 
     severity: Severity  # warning: the node gets the pool's config anyway; error: it gets something else
     text: str
+
+
+@dataclass(frozen=True)
+class RegisteredDevice:
+    """One GPU as a node registered it with its backend's scheduler (HAMi: an entry of the node annotation)."""
+
+    id: str  # the GPU's UUID
+    index: int
+    resources: dict[str, int]  # resource -> what the GPU registers of it: vGPU slots, MiB of memory, cores
+    model: str  # the GPU type as registered ("NVIDIA-Tesla T4")
+    catalog_id: str | None  # the catalog model that type names; None when the catalog does not know it
+    mode: str | None  # how the backend shares it (HAMi: hami-core, or mig for dynamic MIG); None when absent
+    healthy: bool
+
+
+@dataclass(frozen=True)
+class RegistrationIssue:
+    """Why a node's registration does not serve its pool: what is wrong, the values compared, and the fix."""
+
+    message: str  # "absent", "GPU mode: expected hami-core, actual mig"
+    expected: Any
+    actual: Any
+    hint: str
+
+
+@dataclass(frozen=True)
+class Registration:
+    """What a node registered with its backend's scheduler beyond its allocatable, and whether it serves the pool."""
+
+    source: str  # where it is kept: "annotation hami.io/node-nvidia-register"
+    devices: tuple[RegisteredDevice, ...] | None  # None: absent or unreadable
+    issues: tuple[RegistrationIssue, ...] = ()
+    shortfall: dict[str, tuple[float, str]] = field(default_factory=dict)  # resource -> how far under the
+    # fleet's figure it may be and still match (a fraction), and why
+    unhealthy_hint: str = ""  # why the backend marks a GPU unhealthy, and what to do
+
+    def total(self, resource: str) -> int:
+        """What the node registers of ``resource`` over all its GPUs (0 when nothing could be read)."""
+        return sum(device.resources.get(resource, 0) for device in self.devices or ())
+
+    def least(self, resource: str, expected: int) -> int:
+        """The least of ``resource`` the node may register and still match ``expected``."""
+        fraction, _ = self.shortfall.get(resource, (0.0, ""))
+        return math.ceil(expected * (1 - fraction))
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..k8s_state import Node
 from .expected import Expected, PoolExpectation
+from .model import NodeView, Registration
 from .state import ClusterState
 
 # Labels that show a node has an NVIDIA GPU whatever its device plugin does: the Operator's own, GPU feature
@@ -33,6 +35,36 @@ def count(quantity: str | None) -> int | None:
 def advertised(node: Node, resource: str) -> int:
     """What the node's allocatable offers of ``resource`` (0 when it lacks it)."""
     return count(node.allocatable.get(resource)) or 0
+
+
+def advertises(pool: PoolExpectation, node: Node) -> bool:
+    """Whether the node's allocatable offers any of the pool's resources."""
+    return any(advertised(node, resource) for resource in pool.resources)
+
+
+def offered(expected: Expected, pool: PoolExpectation, node: Node, state: ClusterState) -> dict[str, int]:
+    """What the node offers of each of the pool's resources: its allocatable, and where the backend keeps a
+    registration of its own (HAMi's GPU memory and cores), what that registers."""
+    found = {resource: advertised(node, resource) for resource in pool.resources}
+    registration = expected.backend.registration(NodeView(expected, pool, node, state))
+    for resource in pool.offered:
+        if resource not in found:
+            found[resource] = registration.total(resource) if registration is not None else 0
+    return found
+
+
+def registered_nodes(expected: Expected, observed: Observed) -> Iterator[tuple[PoolExpectation, Node, Registration]]:
+    """Each node that advertises its pool's resources, with what it registered with the backend's scheduler; none
+    where the backend keeps no registration of its own. A node that advertises nothing is left out: its
+    registration may be stale, and ``gpu-not-advertised`` says so."""
+    for pool in expected.pools:
+        for node in observed.nodes_of(pool):
+            if not advertises(pool, node):
+                continue
+            registration = expected.backend.registration(NodeView(expected, pool, node, observed.state))
+            if registration is None:
+                return
+            yield pool, node, registration
 
 
 def has_gpu(node: Node) -> bool:

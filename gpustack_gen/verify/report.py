@@ -41,11 +41,18 @@ keys may be added)::
 
 Checks, in report order, with what ``expected`` and ``actual`` hold: ``pool-size`` (node counts; for a
 node several pools select, the pool it counts in and the pools), ``unmatched-gpu-node`` (null, the
-node's product), ``gpu-not-advertised`` (resource -> count per node), ``capacity-mismatch`` (counts),
-``label-mismatch`` (label values), ``product-mismatch`` (product labels), ``mig-state`` (the state label's
-values, or MIG profile -> devices per node), ``clusterpolicy`` (field values), ``configmap-drift`` (key
-contents as data), ``operator-pods`` ("rolled out", the DaemonSet's desired/ready/updated counts). Each
-is a module of :mod:`gpustack_gen.verify.checks`, whose docstring says what it relies on upstream.
+node's product), ``gpu-not-advertised`` (resource -> count per node), ``capacity-mismatch`` (counts, in
+the allocatable or, subject ``<resource> in annotation ...``, in the backend's registration),
+``node-registration`` (what the registration should be and what it is), ``gpu-health`` ("healthy",
+"unhealthy"), ``label-mismatch`` (label values), ``product-mismatch`` (product labels, or the pool's model
+and the registered GPU types), ``mig-state`` (the state label's values, or MIG profile -> devices per
+node), ``clusterpolicy`` (field values), ``configmap-drift`` (key contents as data), ``operator-pods``
+("rolled out", the DaemonSet's desired/ready/updated counts; null and the counts for one that must not
+run), ``release-pods`` ("rolled out", the workload's counts). ``node-registration``, ``gpu-health`` and
+``release-pods`` apply where the backend keeps a registration or installs a release (HAMi). Each is a
+module of :mod:`gpustack_gen.verify.checks`, whose docstring says what it relies on upstream. A node's
+``advertised`` holds its allocatable and, where the backend registers more (HAMi's GPU memory and cores),
+what it registers.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ class Tally:
 class NodeStatus:
     name: str
     ok: bool  # no error finding names it
-    advertised: dict[str, int]  # the pool's resources, as the node's allocatable gives them
+    advertised: dict[str, int]  # the pool's resources: the allocatable, and what the node registers beyond it (HAMi)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
-"""What ``verify`` knows of a running cluster: its nodes, ClusterPolicy, ConfigMaps, DaemonSets and pods.
+"""What ``verify`` knows of a running cluster: its nodes, ClusterPolicy, ConfigMaps, DaemonSets and pods, and
+the workloads of the Helm releases its backend installs beside the Operator (HAMi's).
 
 Each part is optional: a part that was not read (its file is missing) is None, and the checks that need it
-are skipped and say so. :func:`read_state_dir` reads the files the README's kubectl commands write;
-:mod:`.live` reads the same objects from the API.
+are skipped and say so. :func:`state_parts` says which parts a cluster has and the kubectl command that
+writes each; :func:`read_state_dir` reads those files, :mod:`.live` the same objects from the API.
 """
 
 from __future__ import annotations
@@ -11,42 +12,69 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..compile.backends import backend_of
 from ..errors import FleetError, Problem
-from ..k8s_state import ClusterPolicy, ConfigMap, DaemonSet, Node, Pod, describe, load_documents, read_objects
+from ..k8s_state import (
+    ClusterPolicy,
+    ConfigMap,
+    DaemonSet,
+    Deployment,
+    Node,
+    Pod,
+    describe,
+    load_documents,
+    read_objects,
+)
+from ..model.fleet import Cluster
+
+# Kind -> the resource kubectl lists it by.
+RESOURCES = {
+    "Node": "nodes",
+    "ClusterPolicy": "clusterpolicies.nvidia.com",
+    "ConfigMap": "configmaps",
+    "DaemonSet": "daemonsets",
+    "Deployment": "deployments",
+    "Pod": "pods",
+}
+RELEASE_LABEL = "app.kubernetes.io/instance"  # Helm's release label, which charts put on their workloads and pods
 
 
 @dataclass(frozen=True)
 class StatePart:
-    """One file of a ``--from`` folder: the kinds it holds and the command that writes it."""
+    """One file of a ``--from`` folder: the kinds it holds, where they are listed, and the command that writes it."""
 
-    name: str  # what the checks call it: nodes, clusterpolicy, configmaps, operator
+    name: str  # what the checks call it: nodes, clusterpolicy, configmaps, operator, release
     file: str
     kinds: tuple[str, ...]
-    command: str  # {namespace} is the Operator's namespace
+    namespace: str | None = None  # None: cluster-wide objects
+    selector: str | None = None  # a label selector that narrows the lists
+
+    @property
+    def command(self) -> str:
+        where = f" -n {self.namespace}" if self.namespace else ""
+        narrowed = f" -l {self.selector}" if self.selector else ""
+        resources = ",".join(RESOURCES[kind] for kind in self.kinds)
+        return f"kubectl get {resources}{where}{narrowed} -o json > {self.file}"
 
 
-PARTS = (
-    StatePart("nodes", "nodes.json", ("Node",), "kubectl get nodes -o json > nodes.json"),
-    StatePart(
-        "clusterpolicy",
-        "clusterpolicy.json",
-        ("ClusterPolicy",),
-        "kubectl get clusterpolicies.nvidia.com -o json > clusterpolicy.json",
-    ),
-    StatePart(
-        "configmaps",
-        "configmaps.json",
-        ("ConfigMap",),
-        "kubectl get configmaps -n {namespace} -o json > configmaps.json",
-    ),
-    StatePart(
-        "operator",
-        "operator.json",
-        ("DaemonSet", "Pod"),
-        "kubectl get daemonsets,pods -n {namespace} -o json > operator.json",
-    ),
-)
-_PART_OF_KIND = {kind: part for part in PARTS for kind in part.kinds}
+def state_parts(cluster: Cluster) -> tuple[StatePart, ...]:
+    """The parts ``verify`` reads of ``cluster``: those of every cluster, then one per Helm release its backend
+    installs (its DaemonSets, Deployments and pods, by the release label)."""
+    namespace = cluster.operator.namespace
+    parts = (
+        StatePart("nodes", "nodes.json", ("Node",)),
+        StatePart("clusterpolicy", "clusterpolicy.json", ("ClusterPolicy",)),
+        StatePart("configmaps", "configmaps.json", ("ConfigMap",), namespace),
+        StatePart("operator", "operator.json", ("DaemonSet", "Pod"), namespace),
+    )
+    releases = tuple(
+        StatePart(
+            "release", f"{release.name}.json", ("DaemonSet", "Deployment", "Pod"), release.namespace,
+            f"{RELEASE_LABEL}={release.name}",
+        )
+        for release in backend_of(cluster).releases(cluster)
+    )  # fmt: skip
+    return parts + releases
 
 
 @dataclass(frozen=True)
@@ -57,12 +85,13 @@ class ClusterState:
     nodes: tuple[Node, ...] | None = None
     clusterpolicies: tuple[ClusterPolicy, ...] | None = None
     configmaps: tuple[ConfigMap, ...] | None = None
-    daemonsets: tuple[DaemonSet, ...] | None = None
-    pods: tuple[Pod, ...] | None = None
+    daemonsets: tuple[DaemonSet, ...] | None = None  # in the Operator's namespace
+    pods: tuple[Pod, ...] | None = None  # in the Operator's namespace
     missing: dict[str, str] = field(default_factory=dict)  # part name -> why it was not read
+    release: tuple[DaemonSet | Deployment | Pod, ...] | None = None  # the backend's releases' workloads and pods
 
     def has(self, part: str) -> bool:
-        """Whether ``part`` (a :data:`PARTS` name) was read."""
+        """Whether ``part`` (a :class:`StatePart` name) was read."""
         if part == "operator":
             return self.daemonsets is not None and self.pods is not None
         return getattr(self, "clusterpolicies" if part == "clusterpolicy" else part) is not None
@@ -77,52 +106,64 @@ class ClusterState:
     def pods_on(self, node: str) -> tuple[Pod, ...]:
         return tuple(pod for pod in self.pods or () if pod.node_name == node)
 
+    def release_pods_on(self, node: str) -> tuple[Pod, ...]:
+        return tuple(pod for pod in self.release or () if isinstance(pod, Pod) and pod.node_name == node)
 
-def read_state_dir(directory: Path, namespace: str) -> ClusterState:
-    """The files of ``directory`` (see :data:`PARTS`); raises :class:`FleetError` on unreadable or wrong input."""
-    problems: list[Problem] = []
-    if not directory.is_dir():
-        raise FleetError(
-            [Problem(directory.as_posix(), 0, 0, "", "not a folder", "--from names the folder of the files")]
-        )
-    found: dict[str, list[Any]] = {}
-    missing = {}
-    for part in PARTS:
-        path = directory / part.file
-        if not path.exists():
-            missing[part.name] = f"{part.file} not found (write it with {part.command.format(namespace=namespace)})"
-            continue
-        label, docs = load_documents(path, problems)
-        found[part.name] = read_objects(label, docs, part.kinds, _wrong_kind(label, part, namespace), problems)
-    if not found:
-        files = ", ".join(part.file for part in PARTS)
-        commands = "; ".join(part.command.format(namespace=namespace) for part in PARTS)
-        problems.append(Problem(directory.as_posix(), 0, 0, "", f"none of {files} is here", commands))
-    if problems:
-        raise FleetError(problems)
+
+def state_of(source: str, found: dict[str, list[Any]], missing: dict[str, str]) -> ClusterState:
+    """The state made of the objects read per part (a part absent from ``found`` was not read)."""
     operator = found.get("operator")
+    release = found.get("release")
     return ClusterState(
-        source=directory.as_posix(),
+        source=source,
         nodes=_tuple(found.get("nodes")),
         clusterpolicies=_tuple(found.get("clusterpolicy")),
         configmaps=_tuple(found.get("configmaps")),
         daemonsets=None if operator is None else tuple(o for o in operator if isinstance(o, DaemonSet)),
         pods=None if operator is None else tuple(o for o in operator if isinstance(o, Pod)),
         missing=missing,
+        release=None if release is None else tuple(o for o in release if isinstance(o, DaemonSet | Deployment | Pod)),
     )
+
+
+def read_state_dir(directory: Path, cluster: Cluster) -> ClusterState:
+    """The files of ``directory`` (see :func:`state_parts`); raises :class:`FleetError` on unreadable or wrong input."""
+    problems: list[Problem] = []
+    if not directory.is_dir():
+        raise FleetError(
+            [Problem(directory.as_posix(), 0, 0, "", "not a folder", "--from names the folder of the files")]
+        )
+    parts = state_parts(cluster)
+    found: dict[str, list[Any]] = {}
+    missing = {}
+    for part in parts:
+        path = directory / part.file
+        if not path.exists():
+            missing[part.name] = f"{part.file} not found (write it with {part.command})"
+            continue
+        label, docs = load_documents(path, problems)
+        objects = read_objects(label, docs, part.kinds, _wrong_kind(label, part, parts), problems)
+        found.setdefault(part.name, []).extend(objects)
+    if not found:
+        files = ", ".join(part.file for part in parts)
+        commands = "; ".join(part.command for part in parts)
+        problems.append(Problem(directory.as_posix(), 0, 0, "", f"none of {files} is here", commands))
+    if problems:
+        raise FleetError(problems)
+    return state_of(directory.as_posix(), found, missing)
 
 
 def _tuple(objects: list[Any] | None) -> tuple[Any, ...] | None:
     return None if objects is None else tuple(objects)
 
 
-def _wrong_kind(label: str, part: StatePart, namespace: str) -> Any:
+def _wrong_kind(label: str, part: StatePart, parts: tuple[StatePart, ...]) -> Any:
     def problem(data: Any, line: int, path: str) -> Problem:
         kind = data.get("kind") if isinstance(data, dict) else None
-        home = _PART_OF_KIND.get(str(kind))
-        hint = part.command.format(namespace=namespace)
+        home = next((p for p in parts if kind in p.kinds), None)
+        hint = part.command
         if home is not None and home is not part:
-            hint = f"it belongs in {home.file}: {home.command.format(namespace=namespace)}"
+            hint = f"it belongs in {home.file}: {home.command}"
         expected = " or ".join(part.kinds)
         return Problem(label, line, 1 if line else 0, path, f"{describe(data)}, not a {expected}", hint)
 

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import pytest
+from hami_fleets import T4, hami_fleet, hami_fleets
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -18,25 +19,6 @@ from gpustack_gen.compile.operator import clusterpolicy_patch, operator_settings
 from gpustack_gen.model import Cluster
 from gpustack_gen.validate.artifacts import validate_artifacts
 from gpustack_gen.validate.hami_keys import check_hami_values
-
-T4 = {"name": "t4", "gpu": "tesla-t4", "nodes": 2, "nodeSelector": {"pool": "t4"}}
-
-
-def hami_fleet(*pools: dict[str, Any], operator: dict[str, Any] | None = None, **cluster: Any) -> dict[str, Any]:
-    return {
-        "apiVersion": "gpustack-gen/v1alpha1",
-        "kind": "Fleet",
-        "clusters": [
-            {
-                "name": "c1",
-                "kubernetes": "1.30.2",
-                "backend": "hami",
-                "operator": operator or {"version": "v25.3.3"},
-                "nodePools": list(pools) or [{**T4, "sharing": {"strategy": "hami", "split": 5}}],
-                **cluster,
-            }
-        ],
-    }
 
 
 def cluster_of(data: dict[str, Any]) -> Cluster:
@@ -258,48 +240,6 @@ def test_render_writes_the_helm_command_in_the_header() -> None:
         "# helm upgrade --install hami hami-charts/hami --namespace kube-system --create-namespace --version 2.10.0 "
         "--values hami-values.yaml\n"
     ) in text
-
-
-@st.composite
-def hami_fleets(draw: st.DrawFn) -> dict[str, Any]:
-    """One HAMi cluster: pools of shared or whole GPUs, some naming their nodes, workloads with any shares."""
-    pools = []
-    for index in range(draw(st.integers(1, 3))):
-        nodes = draw(st.integers(1, 3))
-        pool: dict[str, Any] = {
-            "name": f"p{index}",
-            "gpu": draw(st.sampled_from(["tesla-t4", "l4", "a100-40gb", "v100"])),
-            "nodes": nodes,
-            "gpusPerNode": draw(st.integers(1, 4)),
-            "nodeSelector": {"pool": f"p{index}"},
-        }
-        if draw(st.booleans()):
-            sharing: dict[str, Any] = {"strategy": "hami", "split": draw(st.integers(1, 10))}
-            if draw(st.booleans()):
-                sharing["memoryScaling"] = draw(st.sampled_from([1, 1.5, 2]))
-            pool["sharing"] = sharing
-        if index and draw(st.booleans()):
-            pool["nodeNames"] = [f"p{index}-{n}" for n in range(nodes)]
-        pools.append(pool)
-    workloads = []
-    for index in range(draw(st.integers(0, 3))):
-        workload: dict[str, Any] = {
-            "name": f"w{index}",
-            "namespace": "ml",
-            "pool": draw(st.sampled_from([p["name"] for p in pools])),
-            "replicas": draw(st.integers(0, 6)),
-            "gpus": draw(st.integers(1, 2)),
-        }
-        share = draw(st.sampled_from(["none", "memory", "percent"]))
-        if share == "memory":
-            workload["gpuMemory"] = draw(st.sampled_from(["1Gi", "3Gi", "3000Mi", "20Gi"]))
-        elif share == "percent":
-            workload["gpuMemoryPercent"] = draw(st.integers(1, 100))
-        if draw(st.booleans()):
-            workload["gpuCores"] = draw(st.integers(1, 100))
-        workloads.append(workload)
-    operator = {"version": draw(st.sampled_from(["v24.9.2", "v25.3.3", "v26.7.0"]))}
-    return hami_fleet(*pools, operator=operator, workloads=workloads)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

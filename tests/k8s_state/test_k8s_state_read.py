@@ -7,7 +7,16 @@ import json
 import pytest
 
 from gpustack_gen.errors import Problem
-from gpustack_gen.k8s_state import READERS, ConfigMap, Node, Pod, describe, parse_documents, read_objects
+from gpustack_gen.k8s_state import (
+    READERS,
+    ConfigMap,
+    Deployment,
+    Node,
+    Pod,
+    describe,
+    parse_documents,
+    read_objects,
+)
 
 
 def wrong(data: object, line: int, path: str) -> Problem:
@@ -73,6 +82,25 @@ def test_a_mixed_list_gives_each_kind_its_reader() -> None:
     )
 
 
+def test_a_deployment_counts_its_replicas_and_a_node_keeps_its_annotations() -> None:
+    deployments = [
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "s", "generation": 2},
+         "spec": {"replicas": 2}, "status": {"readyReplicas": 1, "updatedReplicas": 2, "observedGeneration": 2}},
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "t"}, "spec": {}, "status": {}},
+    ]  # fmt: skip
+    node = {**NODE, "metadata": {**NODE["metadata"], "annotations": {"hami.io/node-handshake": "Requesting_x"}}}
+    objects, problems = read(
+        json.dumps({"apiVersion": "v1", "kind": "List", "items": [*deployments, {"kind": "Node", **node}]}),
+        ("Deployment", "Node"),
+    )
+    assert problems == []
+    first, unset, found = objects
+    assert isinstance(first, Deployment) and isinstance(unset, Deployment) and isinstance(found, Node)
+    assert (first.desired, first.ready, first.updated, first.current_generation) == (2, 1, 2, True)
+    assert (unset.desired, unset.ready) == (1, 0)  # spec.replicas defaults to 1
+    assert found.annotations == {"hami.io/node-handshake": "Requesting_x"}
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -94,6 +122,7 @@ def test_refusals_are_located(text: str, message: str) -> None:
 def test_every_reader_is_keyed_by_its_api_version_and_kind() -> None:
     assert sorted(READERS) == [
         ("apps/v1", "DaemonSet"),
+        ("apps/v1", "Deployment"),
         ("nvidia.com/v1", "ClusterPolicy"),
         ("v1", "ConfigMap"),
         ("v1", "Node"),

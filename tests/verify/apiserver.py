@@ -2,8 +2,9 @@
 
 It serves the objects of a ``--from`` fixture folder the way the API server answers list requests
 (``kind: NodeList``, items without kind or apiVersion), honours ``limit`` with ``continue`` tokens (at most
-``page`` items per answer, so that paging happens with a handful of objects), answers 404 for what it
-does not hold, and records every request. Plain HTTP: the kubeconfig it writes points at ``http://``.
+``page`` items per answer, so that paging happens with a handful of objects) and ``labelSelector``
+(``key=value``), answers 404 for what it does not hold, and records every request. Plain HTTP: the
+kubeconfig it writes points at ``http://``.
 """
 
 from __future__ import annotations
@@ -19,13 +20,25 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-# API path -> (file of the fixture folder, kind of its items, namespaced)
+# API path -> the kind of its items
 ROUTES = {
-    "/api/v1/nodes": ("nodes.json", "Node", False),
-    "/apis/nvidia.com/v1/clusterpolicies": ("clusterpolicy.json", "ClusterPolicy", False),
-    "/api/v1/namespaces/{ns}/configmaps": ("configmaps.json", "ConfigMap", True),
-    "/apis/apps/v1/namespaces/{ns}/daemonsets": ("operator.json", "DaemonSet", True),
-    "/api/v1/namespaces/{ns}/pods": ("operator.json", "Pod", True),
+    "/api/v1/nodes": "Node",
+    "/apis/nvidia.com/v1/clusterpolicies": "ClusterPolicy",
+    "/api/v1/namespaces/{ns}/configmaps": "ConfigMap",
+    "/apis/apps/v1/namespaces/{ns}/daemonsets": "DaemonSet",
+    "/apis/apps/v1/namespaces/{ns}/deployments": "Deployment",
+    "/api/v1/namespaces/{ns}/pods": "Pod",
+}
+# (namespace, kind) -> the fixture file holding them; None: cluster-wide
+FILES = {
+    (None, "Node"): "nodes.json",
+    (None, "ClusterPolicy"): "clusterpolicy.json",
+    ("gpu-operator", "ConfigMap"): "configmaps.json",
+    ("gpu-operator", "DaemonSet"): "operator.json",
+    ("gpu-operator", "Pod"): "operator.json",
+    ("kube-system", "DaemonSet"): "hami.json",
+    ("kube-system", "Deployment"): "hami.json",
+    ("kube-system", "Pod"): "hami.json",
 }
 
 
@@ -34,21 +47,31 @@ class Recorded:
     requests: list[tuple[str, str]] = field(default_factory=list)  # (method, path with query)
 
 
-def _items(folder: Path, file: str, kind: str) -> list[dict[str, Any]] | None:
-    path = folder / file
-    if not path.exists():
+def _items(folder: Path, file: str | None, kind: str, selector: str | None) -> list[dict[str, Any]] | None:
+    path = folder / file if file else None
+    if path is None or not path.exists():
         return None
     data = json.loads(path.read_text(encoding="utf-8"))
+    key, _, value = (selector or "").partition("=")
     items = []
     for item in data["items"]:
-        if item["kind"] == kind:
+        if item["kind"] == kind and (not key or item["metadata"].get("labels", {}).get(key) == value):
             items.append({k: v for k, v in item.items() if k not in ("kind", "apiVersion")})
     return items
 
 
-def _handler(
-    folder: Path, namespace: str, page: int, recorded: Recorded, forbidden: frozenset[str]
-) -> type[BaseHTTPRequestHandler]:
+def _route(path: str) -> tuple[str | None, str] | None:
+    """(namespace, kind) of an API path; None when it is not one of ROUTES."""
+    for template, kind in ROUTES.items():
+        head, _, tail = template.partition("{ns}")
+        if not tail and path == template:
+            return None, kind
+        if tail and path.startswith(head) and path.endswith(tail) and "/" not in path[len(head) : -len(tail)]:
+            return path[len(head) : -len(tail)], kind
+    return None
+
+
+def _handler(page: int, folder: Path, recorded: Recorded, forbidden: frozenset[str]) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
@@ -79,15 +102,15 @@ def _handler(
             recorded.requests.append(("GET", self.path))
             url = urlsplit(self.path)
             query = parse_qs(url.query)
-            route = next((r for r in ROUTES if r.format(ns=namespace) == url.path), None)
+            route = _route(url.path)
             if route is None:
                 self._status(404, "NotFound", f"the server could not find the requested resource ({url.path})")
                 return
-            file, kind, _ = ROUTES[route]
+            namespace, kind = route
             if kind in forbidden:
                 self._status(403, "Forbidden", f'{kind.lower()}s is forbidden: User "viewer" cannot list resource')
                 return
-            items = _items(folder, file, kind)
+            items = _items(folder, FILES.get((namespace, kind)), kind, query.get("labelSelector", [None])[0])
             if items is None:
                 self._status(404, "NotFound", "the server could not find the requested resource")
                 return
@@ -112,12 +135,10 @@ def _handler(
 
 
 @contextmanager
-def api_server(
-    folder: Path, namespace: str = "gpu-operator", page: int = 2, forbidden: frozenset[str] = frozenset()
-) -> Iterator[tuple[str, Recorded]]:
+def api_server(folder: Path, page: int = 2, forbidden: frozenset[str] = frozenset()) -> Iterator[tuple[str, Recorded]]:
     """The server's URL and its request log, for the length of the ``with`` block; ``forbidden`` kinds answer 403."""
     recorded = Recorded()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(folder, namespace, page, recorded, forbidden))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(page, folder, recorded, forbidden))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from verify_helpers import EXAMPLE, Files, cluster, item, node, set_advertised, state, verify
+from hami_helpers import HAMI_ONLY
+from verify_helpers import EXAMPLE, Files, both, cluster, item, label, node, set_advertised, state, verify
 
 from gpustack_gen import load_fleet
 from gpustack_gen.errors import ExitCode, Severity
@@ -62,27 +63,8 @@ def json_copy(data: Any) -> Any:
     return json.loads(json.dumps(data))
 
 
-def _label(name: str, key: str, value: str | None) -> Callable[[Files], None]:
-    def edit(files: Files) -> None:
-        labels = node(files, name)["metadata"]["labels"]
-        if value is None:
-            labels.pop(key)
-        else:
-            labels[key] = value
-
-    return edit
-
-
 def _advertise(name: str, resource: str, value: int) -> Callable[[Files], None]:
     return lambda files: set_advertised(files, name, resource, value)
-
-
-def _both(*edits: Callable[[Files], None]) -> Callable[[Files], None]:
-    def edit(files: Files) -> None:
-        for one in edits:
-            one(files)
-
-    return edit
 
 
 def _replicas(files: Files) -> None:
@@ -122,21 +104,21 @@ FAILING: dict[str, tuple[str, str, Callable[[Files], None], list[tuple[Any, ...]
         [("t4", "gpu-t4-c", "nvidia.com/gpu", "error")], "has not reloaded",
     ),
     "label-mismatch": (
-        "train", "train-healthy", _label("gpu-a100-1", "nvidia.com/mig.config", "all-balanced"),
+        "train", "train-healthy", label("gpu-a100-1", "nvidia.com/mig.config", "all-balanced"),
         [("a100", "gpu-a100-1", "label nvidia.com/mig.config", "error")], "kubectl label node gpu-a100-1",
     ),
     "product-mismatch": (
-        "prod", "prod-healthy", _label("gpu-t4-c", "nvidia.com/gpu.product", "NVIDIA-L4-SHARED"),
+        "prod", "prod-healthy", label("gpu-t4-c", "nvidia.com/gpu.product", "NVIDIA-L4-SHARED"),
         [("t4", "gpu-t4-c", "label nvidia.com/gpu.product", "error")], "nodeSelector",
     ),
     "mig-state": (
         "train", "train-healthy",
-        _both(_label("gpu-a100-2", "nvidia.com/mig.config.state", "failed"), _label("gpu-a100-1", "nvidia.com/mig-1g.5gb.count", "8")),
+        both(label("gpu-a100-2", "nvidia.com/mig.config.state", "failed"), label("gpu-a100-1", "nvidia.com/mig-1g.5gb.count", "8")),
         [("a100", "gpu-a100-1", "MIG devices", "error"), ("a100", "gpu-a100-2", "label nvidia.com/mig.config.state", "error")],
         "mig-manager",
     ),
     "clusterpolicy": (
-        "train", "train-healthy", _both(_policy(("spec", "mig", "strategy"), "single"), _policy(("status", "state"), "notReady")),
+        "train", "train-healthy", both(_policy(("spec", "mig", "strategy"), "single"), _policy(("status", "state"), "notReady")),
         [(None, None, "spec.mig.strategy", "error"), (None, None, "status.state", "error")], "helm upgrade",
     ),
     "configmap-drift": (
@@ -151,7 +133,8 @@ FAILING: dict[str, tuple[str, str, Callable[[Files], None], list[tuple[Any, ...]
 
 
 def test_every_check_has_a_failing_fixture() -> None:
-    assert sorted(FAILING) == sorted(CHECK_IDS)
+    """Those that only a backend with a registration or a release of its own can fail: test_verify_hami.py."""
+    assert sorted(FAILING) == sorted(set(CHECK_IDS) - HAMI_ONLY)
 
 
 @pytest.mark.parametrize("check", sorted(FAILING))
@@ -194,7 +177,7 @@ def test_a_selected_node_without_gpu_is_counted_and_says_so(tmp_path: Path) -> N
 
 def test_an_unlabelled_node_that_any_covers_is_a_warning(tmp_path: Path) -> None:
     result = verify(
-        "prod", "prod-healthy", tmp_path / "state", _label("gpu-t4-a", "nvidia.com/device-plugin.config", None)
+        "prod", "prod-healthy", tmp_path / "state", label("gpu-t4-a", "nvidia.com/device-plugin.config", None)
     )
     (finding,) = result.findings
     assert (finding.check, finding.severity, finding.node) == ("label-mismatch", Severity.WARNING, "gpu-t4-a")
@@ -219,7 +202,7 @@ def test_an_unlabelled_node_that_any_gives_whole_gpus_is_an_error(tmp_path: Path
     prod = _prod_with(
         "{name: l4, gpu: l4, nodes: 0, gpusPerNode: 1, nodeSelector: {node.kubernetes.io/instance-type: gpu-l4}}"
     )
-    observed = state("prod-healthy", tmp_path / "state", _label("gpu-t4-a", "nvidia.com/device-plugin.config", None))
+    observed = state("prod-healthy", tmp_path / "state", label("gpu-t4-a", "nvidia.com/device-plugin.config", None))
     result = verify_cluster(prod, observed, fleet_label="fleet.yaml")
     labels = [f for f in result.findings if f.check == "label-mismatch"]
     assert [(f.node, f.severity) for f in labels] == [("gpu-t4-a", Severity.ERROR)]

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from apiserver import api_server, write_kubeconfig
 from click.testing import CliRunner
+from hami_helpers import BROKEN, HAMI_EXAMPLE, HEALTHY
 from verify_helpers import DATA, EXAMPLE, copy_state
 
 from gpustack_gen.cli import main
@@ -56,6 +57,24 @@ def test_the_api_gives_what_the_files_give_paged_and_read_only(tmp_path: Path) -
     assert "/api/v1/nodes?limit=500" in paths
     assert any(path.startswith("/api/v1/nodes?limit=500&continue=") for path in paths)  # 4 nodes, 2 a page
     assert any(path.startswith("/api/v1/namespaces/gpu-operator/pods?") for path in paths)
+
+
+def test_a_hami_cluster_lists_hami_s_release_by_its_label_in_its_namespace(tmp_path: Path) -> None:
+    folder = copy_state(HEALTHY, tmp_path / "state", BROKEN)
+    with api_server(folder) as (url, recorded):
+        kubeconfig = write_kubeconfig(tmp_path / "config", {"stage-admin": url}, "stage-admin")
+        code, out, _ = run("verify", str(HAMI_EXAMPLE), "--cluster", "stage", "--kubeconfig", str(kubeconfig))
+    files_code, files_out, _ = run("verify", str(HAMI_EXAMPLE), "--cluster", "stage", "--from", str(folder))
+    assert (code, body(out)) == (files_code, body(files_out)) == (1, body(files_out))
+    assert "error release-pods: Deployment kube-system/hami-scheduler: not rolled out" in out
+    selected = "labelSelector=app.kubernetes.io%2Finstance%3Dhami"
+    paths = [path for _, path in recorded.requests]
+    for resource in (
+        "/apis/apps/v1/namespaces/kube-system/daemonsets",
+        "/apis/apps/v1/namespaces/kube-system/deployments",
+    ):
+        assert any(path.startswith(f"{resource}?") and selected in path for path in paths), resource
+    assert any(path.startswith("/api/v1/namespaces/kube-system/pods?") and selected in path for path in paths)
 
 
 def test_the_context_comes_from_kubeconfig_or_the_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

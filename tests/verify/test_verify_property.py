@@ -3,19 +3,24 @@
 The cluster is what the upstream components would show once a render is rolled out: each pool's nodes
 carry its selector and labels, advertise what the model says, and GFD's labels (product with ``-SHARED``
 when shared and not renamed, ``-MIG-<profile>`` under single; ``nvidia.com/mig-<profile>.count`` under
-mixed); the ClusterPolicy holds the patch, the ConfigMaps the render, the DaemonSets are rolled out.
+mixed); the ClusterPolicy holds the patch, the ConfigMaps the render, the DaemonSets are rolled out. On
+HAMi each node also registers its GPUs in ``hami.io/node-nvidia-register`` as HAMi's device plugin writes
+it (the split, the memory the model gives, 100 cores, healthy), and HAMi's workloads are rolled out.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hami_fleets import hami_fleets
+from hypothesis import HealthCheck, assume, given, settings
 from test_properties import fleets
 
-from gpustack_gen import load_fleet
+from gpustack_gen import FleetError, load_fleet
 from gpustack_gen.compile.artifact import MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
-from gpustack_gen.k8s_state import ClusterPolicy, ConfigMap, DaemonSet, Node, Where
+from gpustack_gen.compile.backends import backend_of
+from gpustack_gen.k8s_state import ClusterPolicy, ConfigMap, DaemonSet, Deployment, Node, Where
 from gpustack_gen.model.fleet import Cluster, Pool
 from gpustack_gen.verify import ClusterState, verify_cluster
 from gpustack_gen.verify.backends import verify_backend
@@ -56,8 +61,10 @@ def matching_state(cluster: Cluster) -> ClusterState:
         if MIG_CONFIG_LABEL in pool.labels:
             labels[MIG_CONFIG_STATE_LABEL] = "success"
         resources = {resource: str(count) for resource, count in pool.resources.items()}
+        annotations = _registration(cluster, pool.pool, pool.offered)
         for index in range(pool.pool.nodes):
-            nodes.append(Node(f"{pool.name}-{index}", labels, (), None, None, HERE, resources, resources))
+            name = f"{pool.name}-{index}"
+            nodes.append(Node(name, labels, (), None, None, HERE, resources, resources, annotations=annotations))
     spec: dict[str, Any] = {}
     _merge(spec, expected.clusterpolicy)
     configmaps = tuple(
@@ -70,7 +77,36 @@ def matching_state(cluster: Cluster) -> ClusterState:
         for name in backend.daemonsets(cluster)
     )
     policy = ClusterPolicy("cluster-policy", spec, {}, "ready", HERE)
-    return ClusterState("model", tuple(nodes), (policy,), configmaps, daemonsets, ())
+    release = tuple(
+        _rolled_out(rollout, chart.namespace, count)
+        for chart in backend_of(cluster).releases(cluster)
+        for rollout in chart.rollouts
+    )
+    return ClusterState("model", tuple(nodes), (policy,), configmaps, daemonsets, (), release=release)
+
+
+def _registration(cluster: Cluster, pool: Pool, offered: dict[str, int]) -> dict[str, str]:
+    """HAMi's annotation for a node of the pool: each GPU with its share of what the node offers in all."""
+    if cluster.backend != "hami":
+        return {}
+    share = {resource: count // pool.gpus_per_node for resource, count in offered.items()}
+    gpu = {
+        "count": share["nvidia.com/gpu"],
+        "devmem": share.get("nvidia.com/gpumem", 0),
+        "devcore": share["nvidia.com/gpucores"],
+        "type": pool.gpu.product_labels[0] if pool.gpu.product_labels else pool.gpu.id,
+        "mode": "hami-core",
+        "health": True,
+    }
+    devices = [{"id": f"GPU-{index}", "index": index, **gpu} for index in range(pool.gpus_per_node)]
+    return {"hami.io/node-nvidia-register": json.dumps(devices)}
+
+
+def _rolled_out(rollout: str, namespace: str, nodes: int) -> DaemonSet | Deployment:
+    kind, _, name = rollout.partition("/")
+    if kind == "daemonset":
+        return DaemonSet(name, namespace, nodes, nodes, nodes, nodes, True, HERE)
+    return Deployment(name, namespace, 1, 1, 1, 1, True, HERE)
 
 
 def _merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
@@ -81,12 +117,26 @@ def _merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
             target[key] = value
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(fleets())
-def test_a_cluster_that_matches_the_fleet_passes_every_check(mapping: dict[str, Any]) -> None:
-    fleet = load_fleet(mapping)
+def _passes(mapping: dict[str, Any]) -> None:
+    try:
+        fleet = load_fleet(mapping)
+    except FleetError:
+        assume(False)
+        raise
     for cluster in fleet.clusters:
         result = verify_cluster(cluster, matching_state(cluster), fleet_label="fleet.yaml")
         assert [f.message for f in result.findings] == []
         assert result.pools is not None
         assert all(t.advertised == t.intended for pool in result.pools for t in pool.capacity)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fleets())
+def test_a_cluster_that_matches_the_fleet_passes_every_check(mapping: dict[str, Any]) -> None:
+    _passes(mapping)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hami_fleets())
+def test_a_hami_cluster_that_matches_the_fleet_passes_every_check(mapping: dict[str, Any]) -> None:
+    _passes(mapping)

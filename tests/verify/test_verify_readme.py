@@ -1,4 +1,5 @@
-"""The README's "Checking a running cluster": its kubectl commands are the ones verify reads, its output is real."""
+"""The README's "Checking a running cluster": its kubectl commands are the ones verify reads, its output is real,
+for the GPU Operator's prod and for HAMi's stage."""
 
 from __future__ import annotations
 
@@ -8,32 +9,46 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from verify_helpers import DATA, EXAMPLE, ROOT
+from hami_helpers import BROKEN, HAMI_EXAMPLE, HEALTHY, stage
+from verify_helpers import DATA, EXAMPLE, ROOT, cluster, copy_state
 
 from gpustack_gen.cli import main
-from gpustack_gen.verify import PARTS
+from gpustack_gen.verify import state_parts
 
 SECTION = (
     (ROOT / "README.md").read_text(encoding="utf-8").split("## Checking a running cluster\n", 1)[1].split("\n## ", 1)[0]
 )
+COMMANDS = [block.splitlines() for block in re.findall(r"```sh\n(.*?)```", SECTION, re.S)]
+SHOWN = re.findall(r"```text\n\$ (gpustack-gen verify .*?)\n(.*?)```", SECTION, re.S)
 
 
 def test_the_commands_write_the_files_verify_reads() -> None:
-    block = re.search(r"```sh\n(.*?)```", SECTION, re.S)
-    assert block is not None
-    commands = block.group(1).splitlines()
-    assert commands[:-1] == [part.command.format(namespace="gpu-operator") for part in PARTS]
-    assert commands[-1] == "gpustack-gen verify examples/fleet.yaml --cluster prod --from ."
+    prod, hami = COMMANDS
+    assert prod[:-1] == [part.command for part in state_parts(cluster("prod"))]
+    assert prod[-1] == "gpustack-gen verify examples/fleet.yaml --cluster prod --from ."
+    assert hami == [part.command for part in state_parts(stage()) if part.name == "release"]
+
+
+def _shown_output_is_real(shown: tuple[str, str], example: Path, tmp_path: Path) -> None:
+    """The shown command, run in ``tmp_path`` (which holds the state folder) with the example at its path."""
+    command, output = shown
+    fleet = tmp_path / example.relative_to(ROOT)
+    fleet.parent.mkdir(parents=True)
+    shutil.copy(example, fleet)
+    result = CliRunner().invoke(main, command.split()[1:], catch_exceptions=False)
+    assert result.exit_code == 1
+    assert result.stdout == output
 
 
 def test_the_output_is_real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    shown = re.search(r"```text\n\$ (gpustack-gen verify .*?)\n(.*?)```", SECTION, re.S)
-    assert shown is not None
-    (tmp_path / "examples").mkdir()
-    shutil.copy(EXAMPLE, tmp_path / "examples" / "fleet.yaml")
-    shutil.copytree(DATA / "prod-seed", tmp_path / "state")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("NO_COLOR", "1")
-    result = CliRunner().invoke(main, shown.group(1).split()[1:], catch_exceptions=False)
-    assert result.exit_code == 1
-    assert result.stdout == shown.group(2)
+    shutil.copytree(DATA / "prod-seed", tmp_path / "state")
+    _shown_output_is_real(SHOWN[0], EXAMPLE, tmp_path)
+
+
+def test_the_hami_output_is_real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NO_COLOR", "1")
+    copy_state(HEALTHY, tmp_path / "state", BROKEN)
+    _shown_output_is_real(SHOWN[1], HAMI_EXAMPLE, tmp_path)

@@ -48,12 +48,17 @@ def copy_state(scenario: str, target: Path, edit: Callable[[Files], None] | None
     return target
 
 
-def state(scenario: str, target: Path, edit: Callable[[Files], None] | None = None) -> ClusterState:
-    return read_state_dir(copy_state(scenario, target, edit), "gpu-operator")
+def state(
+    scenario: str, target: Path, edit: Callable[[Files], None] | None = None, of: Cluster | None = None
+) -> ClusterState:
+    """The scenario's state as ``of`` (default: examples/fleet.yaml's prod) reads it."""
+    return read_state_dir(copy_state(scenario, target, edit), of or cluster("prod"))
 
 
 def verify(name: str, scenario: str, target: Path, edit: Callable[[Files], None] | None = None) -> VerifyResult:
-    return verify_cluster(cluster(name), state(scenario, target, edit), fleet_label="examples/fleet.yaml")
+    return verify_cluster(
+        cluster(name), state(scenario, target, edit, cluster(name)), fleet_label="examples/fleet.yaml"
+    )
 
 
 def item(files: Files, file: str, kind: str, name: str) -> dict[str, Any]:
@@ -68,3 +73,24 @@ def node(files: Files, name: str) -> dict[str, Any]:
 def set_advertised(files: Files, name: str, resource: str, value: int) -> None:
     for key in ("allocatable", "capacity"):
         node(files, name)["status"][key][resource] = str(value)
+
+
+def put(mapping: dict[str, Any], key: str, value: Any) -> None:
+    """``mapping[key] = value``; None removes the key."""
+    if value is None:
+        mapping.pop(key, None)
+    else:
+        mapping[key] = value
+
+
+def label(name: str, key: str, value: str | None) -> Callable[[Files], None]:
+    """Set (None: remove) one label of the node ``name``."""
+    return lambda files: put(node(files, name)["metadata"]["labels"], key, value)
+
+
+def both(*edits: Callable[[Files], None]) -> Callable[[Files], None]:
+    def edit(files: Files) -> None:
+        for one in edits:
+            one(files)
+
+    return edit

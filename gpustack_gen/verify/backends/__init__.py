@@ -2,15 +2,22 @@
 
 Most checks are the same on every backend: the labels each pool's nodes carry come from the backend's
 ``pool_labels``, what a node advertises from the model, the ClusterPolicy and ConfigMaps from the
-render. A backend module adds what only it knows:
+render, the workloads of the Helm releases it installs (HAMi's) from its ``releases``. A backend module
+adds what only it knows:
 
 - ``NAME``;
 - ``unlabelled(view, label)``: what a node of a pool gets when it lacks one of the pool's labels (a
   :class:`~gpustack_gen.verify.model.Fallback`), or None when nothing stands in for it;
 - ``daemonsets(cluster)``: the DaemonSets in the Operator's namespace that must be rolled out;
+- ``unwanted_daemonsets(cluster)``: those that must not run there, and why;
+- ``registration(view)``: what the node registered with the backend's scheduler beyond its allocatable
+  (a :class:`~gpustack_gen.verify.model.Registration`: HAMi's node annotation, with what is wrong with
+  it), or None when the backend keeps no such record;
+- ``rollout_role(rollout)``: what a workload of its releases (``daemonset/hami-device-plugin``) does, and
+  what fails without it, for hints;
 - ``not_advertised_causes(view)``: why a node with a GPU advertises none of the pool's resource, most
   likely first, weighed by what the cluster shows (its runtime, CDI, the plugin's pod, the ConfigMap);
-- ``capacity_causes(view, resource, actual)``: why it advertises another amount.
+- ``capacity_causes(view, resource, actual)``: why it advertises (or registers) another amount.
 """
 
 from __future__ import annotations
@@ -18,11 +25,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, cast
 
-from . import gpu_operator
+from . import gpu_operator, hami
 
 if TYPE_CHECKING:
     from ...model.fleet import Cluster
-    from ..model import Fallback, NodeView
+    from ..model import Fallback, NodeView, Registration
 
 
 class VerifyBackend(Protocol):
@@ -32,12 +39,20 @@ class VerifyBackend(Protocol):
 
     def daemonsets(self, cluster: Cluster) -> tuple[str, ...]: ...
 
+    def unwanted_daemonsets(self, cluster: Cluster) -> dict[str, str]: ...
+
+    def registration(self, view: NodeView) -> Registration | None: ...
+
+    def rollout_role(self, rollout: str) -> str: ...
+
     def not_advertised_causes(self, view: NodeView) -> tuple[str, ...]: ...
 
     def capacity_causes(self, view: NodeView, resource: str, actual: int) -> tuple[str, ...]: ...
 
 
-VERIFY_BACKENDS: Mapping[str, VerifyBackend] = {module.NAME: cast(VerifyBackend, module) for module in (gpu_operator,)}
+VERIFY_BACKENDS: Mapping[str, VerifyBackend] = {
+    module.NAME: cast(VerifyBackend, module) for module in (gpu_operator, hami)
+}
 
 
 def verify_backend(cluster: Cluster) -> VerifyBackend | None:

@@ -40,9 +40,18 @@ from ..observed import NVIDIA_RESOURCE_PREFIX, advertised, count
 if TYPE_CHECKING:
     from ...k8s_state import ContainerState, Pod
     from ...model.fleet import Cluster
-    from ..model import NodeView
+    from ..model import NodeView, Registration
 
-__all__ = ["NAME", "capacity_causes", "daemonsets", "not_advertised_causes", "unlabelled"]
+__all__ = [
+    "NAME",
+    "capacity_causes",
+    "daemonsets",
+    "not_advertised_causes",
+    "registration",
+    "rollout_role",
+    "unlabelled",
+    "unwanted_daemonsets",
+]
 
 PLUGIN = DEVICE_PLUGIN_DAEMONSET.removeprefix("daemonset/")
 DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
@@ -57,6 +66,19 @@ def daemonsets(cluster: Cluster) -> tuple[str, ...]:
     if names.uses_mig_parted_config:
         sets += (MIG_MANAGER_DAEMONSET,)
     return tuple(name.removeprefix("daemonset/") for name in sets)
+
+
+def unwanted_daemonsets(cluster: Cluster) -> dict[str, str]:
+    return {}
+
+
+def registration(view: NodeView) -> Registration | None:
+    """The device plugin registers with the kubelet only: the node's allocatable is the whole record."""
+    return None
+
+
+def rollout_role(rollout: str) -> str:
+    return ""  # the GPU Operator installs no release of its own beside it
 
 
 def unlabelled(view: NodeView, label: str) -> Fallback | None:

@@ -3,8 +3,9 @@
 A check compares what the fleet says (:class:`~gpustack_gen.verify.expected.Expected`) with what the cluster
 shows (:class:`~gpustack_gen.verify.observed.Observed`) and yields
 :class:`~gpustack_gen.verify.model.Finding` objects. ``NEEDS`` names the parts of the cluster state it reads
-(:data:`~gpustack_gen.verify.state.PARTS`); a check whose parts were not read is skipped, and the report
-says so. Each module's docstring says what it covers and cites the upstream behaviour it relies on.
+(:class:`~gpustack_gen.verify.state.StatePart`); a check whose parts were not read is skipped, and the report
+says so, and one that reads a part the cluster does not have (``release`` on a cluster whose backend installs
+no release) does not apply. Each module's docstring says what it covers and cites the upstream behaviour it relies on.
 """
 
 from __future__ import annotations
@@ -20,12 +21,15 @@ from . import (
     capacity_mismatch,
     clusterpolicy,
     configmap_drift,
+    gpu_health,
     gpu_not_advertised,
     label_mismatch,
     mig_state,
+    node_registration,
     operator_pods,
     pool_size,
     product_mismatch,
+    release_pods,
     unmatched_gpu_node,
 )
 
@@ -42,12 +46,15 @@ _MODULES: tuple[ModuleType, ...] = (
     unmatched_gpu_node,
     gpu_not_advertised,
     capacity_mismatch,
+    node_registration,
+    gpu_health,
     label_mismatch,
     product_mismatch,
     mig_state,
     clusterpolicy,
     configmap_drift,
     operator_pods,
+    release_pods,
 )
 CHECKS: tuple[Check, ...] = tuple(cast(Check, module) for module in _MODULES)
 CHECK_IDS: tuple[str, ...] = tuple(check.ID for check in CHECKS)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from ...errors import Severity
 from ..expected import Expected
 from ..model import Finding, NodeView, causes_hint, differs
-from ..observed import Observed, advertised, has_gpu
+from ..observed import Observed, advertised, advertises, has_gpu
 
 ID = "gpu-not-advertised"
 NEEDS = ("nodes",)
@@ -21,7 +21,7 @@ NEEDS = ("nodes",)
 def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
     for pool in expected.pools:
         for node in observed.nodes_of(pool):
-            if not pool.resources or not has_gpu(node) or any(advertised(node, r) for r in pool.resources):
+            if not pool.resources or not has_gpu(node) or advertises(pool, node):
                 continue
             actual = {resource: advertised(node, resource) for resource in pool.resources}
             view = NodeView(expected, pool, node, observed.state)

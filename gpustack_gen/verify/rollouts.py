@@ -1,0 +1,52 @@
+"""Whether a DaemonSet or Deployment has rolled out, and which of its pods hold it back, for hints."""
+
+from __future__ import annotations
+
+from ..k8s_state import DaemonSet, Deployment, Pod
+
+_MAX_PODS = 3
+
+Workload = DaemonSet | Deployment
+
+
+def counts(workload: Workload) -> dict[str, int]:
+    return {"desired": workload.desired, "ready": workload.ready, "updated": workload.updated}
+
+
+def counts_text(workload: Workload) -> str:
+    """``desired 3, ready 2, updated 3``."""
+    return ", ".join(f"{k} {v}" for k, v in counts(workload).items())
+
+
+def rolled_out(workload: Workload) -> bool:
+    return workload.current_generation and workload.ready >= workload.desired and workload.updated >= workload.desired
+
+
+def owns(workload: Workload, pod: Pod) -> bool:
+    """Whether ``pod`` is the workload's: a DaemonSet owns its pods, a Deployment through a ReplicaSet named
+    ``<deployment>-<pod-template-hash>``."""
+    if pod.owner is None or pod.namespace not in (workload.namespace, None):
+        return False
+    if isinstance(workload, DaemonSet):
+        return pod.owner == workload.name
+    return pod.owner.rpartition("-")[0] == workload.name
+
+
+def pods_hint(workload: Workload, pods: tuple[Pod, ...], namespace: str) -> str:
+    """The pods that are not ready (with their failing containers), a logs command, and the rollout status."""
+    kind = "daemonset" if isinstance(workload, DaemonSet) else "deployment"
+    status = f"kubectl -n {namespace} rollout status {kind}/{workload.name}"
+    waiting = []
+    logs = None
+    for pod in pods:
+        if not owns(workload, pod) or pod.ready:
+            continue
+        failing = [c for c in pod.containers if not c.ready and (c.waiting or c.last_exit)]
+        states = ", ".join(f"{c.name} {c.waiting or c.last_exit}" for c in failing)
+        waiting.append(f"{pod.name} on {pod.node_name or 'no node'}" + (f" ({states})" if states else ""))
+        if failing and logs is None:
+            logs = f"kubectl -n {namespace} logs {pod.name} -c {failing[0].name}"
+    if not waiting:
+        return f"a rollout is under way or stalled: {status}"
+    more = f" and {len(waiting) - _MAX_PODS} more" if len(waiting) > _MAX_PODS else ""
+    return f"not ready: {'; '.join(waiting[:_MAX_PODS])}{more}; " + (f"{logs}, " if logs else "") + status
