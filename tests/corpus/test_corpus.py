@@ -13,12 +13,12 @@ import os
 import subprocess
 import sys
 import textwrap
-from concurrent.futures import ThreadPoolExecutor
-from functools import cache
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from gpustack_gen.cli import main
 from gpustack_gen.errors import FleetError, Severity
 from gpustack_gen.model import load_fleet
 from gpustack_gen.yamlio.limits import MAX_FLEET_BYTES
@@ -51,27 +51,36 @@ def test_library_reports_the_expected_problems(path: Path) -> None:
         assert problem.hint, f"an error without a hint: {problem.format()}"
 
 
-@cache
-def cli_results() -> dict[str, tuple[int, str, str]]:
-    """``gpustack-gen validate`` on every bad file, each in its own process, run side by side."""
+def run_in_process(path: Path) -> tuple[int, str, str]:
+    """``gpustack-gen validate`` on a bad file, with click's test runner (the command's own code, in-process)."""
+    cwd = Path.cwd()
+    os.chdir(path.parent)
+    try:
+        done = CliRunner().invoke(main, ["validate", path.name])
+    finally:
+        os.chdir(cwd)
+    return done.exit_code, done.stdout, done.stderr
 
-    def run(path: Path) -> tuple[str, tuple[int, str, str]]:
-        done = subprocess.run(
-            [sys.executable, "-m", "gpustack_gen", "validate", path.name],
-            cwd=path.parent,
-            capture_output=True,
-            timeout=120,
-            env={**os.environ, "PYTHONIOENCODING": "utf-8"},
-        )
-        return path.name, (done.returncode, done.stdout.decode("utf-8"), done.stderr.decode("utf-8"))
 
-    with ThreadPoolExecutor(max_workers=min(16, (os.cpu_count() or 2) * 2)) as pool:
-        return dict(pool.map(run, BAD))
+def run_as_a_process(path: Path) -> tuple[int, str, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "gpustack_gen", "validate", path.name],
+        cwd=path.parent,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    )
+    return done.returncode, done.stdout.decode("utf-8"), done.stderr.decode("utf-8")
+
+
+# Two files also go through a real process (the entry point, stdout/stderr encoding, the exit status);
+# the rest run in-process, which tests the same command ~50x faster.
+IN_A_PROCESS = {BAD[0].name, BAD[-1].name}
 
 
 @pytest.mark.parametrize("path", BAD, ids=lambda p: p.stem)
 def test_cli_exits_2_with_the_expected_lines(path: Path) -> None:
-    code, stdout, stderr = cli_results()[path.name]
+    code, stdout, stderr = (run_as_a_process if path.name in IN_A_PROCESS else run_in_process)(path)
     lines = stderr.splitlines()
     assert code == EXIT_INVALID, stderr
     assert stdout == ""

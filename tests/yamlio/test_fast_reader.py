@@ -157,7 +157,7 @@ def fleet_texts(draw: Any) -> tuple[dict[str, Any], str]:
     return fleet, out.getvalue()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(fleet_texts())
 def test_generated_fleets_read_the_same(case: tuple[dict[str, Any], str]) -> None:
     fleet, text = case
