@@ -15,6 +15,7 @@ from dataclasses import dataclass
 # (api/nvidia.com/resource/v1beta1/validate.go: a strategy whose gate is off is refused).
 GATE_TIME_SLICING = "TimeSlicingSettings"
 GATE_MPS = "MPSSupport"
+SHARING_GATES = {"time-slicing": GATE_TIME_SLICING, "mps": GATE_MPS}  # fleet sharing strategy -> its gate
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +37,11 @@ class DraDriverVersion:
     def repository_name(self) -> str:
         """How ``helm repo add`` (NVIDIA's repository) or helmfile (the OCI registry) names the repository."""
         return K8S_REGISTRY_NAME if self.oci else NGC_REPOSITORY_NAME
+
+    @property
+    def sharing(self) -> tuple[str, ...]:
+        """The fleet's sharing strategies this release can serve beyond whole GPUs and MIG: those whose gate it has."""
+        return tuple(strategy for strategy, gate in SHARING_GATES.items() if gate in self.gates)
 
     @property
     def order(self) -> int:

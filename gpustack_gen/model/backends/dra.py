@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ...dra_versions import GATE_MPS, GATE_TIME_SLICING
+from ...dra_versions import SHARING_GATES
 from ...versions import parse_version
 from . import dra_gpu_config
 
@@ -132,8 +132,7 @@ def resource_api_version(kubernetes: str) -> str:
 def gates(cluster: Cluster) -> dict[str, bool]:
     """The driver feature gates the cluster's pools need, and only those (all alpha, off by default)."""
     strategies = {pool.sharing.strategy for pool in cluster.pools}
-    wanted = {GATE_TIME_SLICING: "time-slicing" in strategies, GATE_MPS: "mps" in strategies}
-    return {gate: True for gate, on in wanted.items() if on}
+    return {gate: True for strategy, gate in SHARING_GATES.items() if strategy in strategies}
 
 
 def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
@@ -160,7 +159,7 @@ def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
             )
         _check_options(cluster, pool, pool_origin.sharing, report)
         if pool.sharing.is_shared:
-            gate = GATE_TIME_SLICING if pool.sharing.strategy == "time-slicing" else GATE_MPS
+            gate = SHARING_GATES[pool.sharing.strategy]
             strategy_path = pool_origin.sharing.get("strategy", pool_origin.sharing_path)
             if gate not in used_gates:
                 used_gates.add(gate)
