@@ -17,7 +17,7 @@ from typing import Any
 from ...model.backends.dra import CLASS_DOMAIN, resource_api_version
 from ...model.fleet import Cluster, Workload
 from ..artifact import MANAGED_BY
-from ..workloads import scheduling
+from ..pod_spec import scheduling
 
 POD_CLAIM = "gpu"  # the name the pod's containers use for the claim (resources.claims[].name)
 REQUEST = "gpu"  # the claim's one request

@@ -13,8 +13,8 @@ from ...catalog import ALL_DISABLED
 from ...model.backends.gpu_operator import NAME
 from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool, Workload
 from ..artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP, Artifact
+from ..pod_spec import limits_values as workload_values
 from ..releases import ChartRelease
-from ..workloads import limits_values as workload_values
 from .config_names import config_names
 from .configmaps import device_plugin_configmap, mig_parted_configmap
 from .nodes import node_labels

@@ -19,8 +19,8 @@ from ...model.backends.hami import (
 )
 from ...model.fleet import Cluster, Pool, Workload
 from ..artifact import Artifact
+from ..pod_spec import limits_values as workload_values
 from ..releases import ChartRelease
-from ..workloads import limits_values as workload_values
 from .nodes import node_labels
 from .nodes import pool_labels as _pool_labels
 from .values import RUNTIME_CLASS, hami_release, needs_runtime_class, values_artifact
