@@ -257,13 +257,13 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "dra-move": (
         lambda d: prod(d).update(backend="dra"),
         [("dra-move", "disruptive", None), ("dra-move", "restart", "a100"), ("dra-move", "restart", "t4")],
-        ["apply-configmaps", "dra-driver", *_MOVE_TO_DRA, *_MOVE_TO_DRA, "operator", "wait", "prune"],
+        ["apply-configmaps", "backend", *_MOVE_TO_DRA, *_MOVE_TO_DRA, "operator", "wait", "prune"],
         _dra_ready,
     ),
     "dra-move back": (
         lambda d: prod(d).update(backend="gpu-operator"),
         [("dra-move", "disruptive", None), ("dra-move", "restart", "a100"), ("dra-move", "restart", "t4")],
-        ["apply-configmaps", "operator", "wait", *_MOVE_BACK, *_MOVE_BACK, "dra-driver", "prune"],
+        ["apply-configmaps", "operator", "wait", *_MOVE_BACK, *_MOVE_BACK, "backend", "prune"],
         _on_dra,
     ),
     "dra-move with a mig layout": (
@@ -281,7 +281,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "dra-objects driver": (
         _dra(version="0.4.1"),
         [("dra-objects", "restart", None)],
-        ["dra-driver", "wait"],
+        ["backend", "wait"],
         lambda d: (_on_dra(d), _dra(version="25.12.0")(d)),
     ),
     "dra-objects downgrade": (
@@ -368,7 +368,7 @@ def test_a_cluster_added_on_dra_gets_the_driver_after_the_operator() -> None:
         "label-nodes",
         "label-nodes",
         "operator",
-        "dra-driver",
+        "backend",  # the driver's release, after the Operator
         "wait",  # the ClusterPolicy
         "wait",  # the DRA kubelet plugin on every labelled node
         "wait",  # the A100s' MIG layout
