@@ -7,8 +7,8 @@ physical GPU of a pool offers), ``allocatable_per_gpu`` (the part of it a node's
 ``workload_request`` (what one pod takes of its pool), ``workload_limits`` (what one pod lists in
 ``resources.limits``), ``check_workload`` (its rules for one workload; False when the workload cannot be
 counted against its pool) and ``check`` (its own semantic rules, reported at the fleet file's lines),
-plus ``OPTIONS`` (the sharing options it reads), ``DEVICE_PLUGIN_LIMITS`` and ``EXTENDED_RESOURCES`` (see
-:class:`BackendSemantics`). The compilers of each backend live in :mod:`gpustack_gen.compile`; nothing else
+plus ``OPTIONS`` (the sharing options it reads), ``DEVICE_PLUGIN_LIMITS``, ``EXTENDED_RESOURCES``,
+``NODE_LABELLED_CONFIGS`` and ``REDEPLOYS_ON_MOVE`` (see :class:`BackendSemantics`). The compilers of each backend live in :mod:`gpustack_gen.compile`; nothing else
 branches on a backend's name.
 """
 
@@ -35,6 +35,8 @@ class BackendSemantics(Protocol):
     # no MPS under mixed, failRequestsGreaterThanOne, and a request for several shared GPUs served by one GPU.
     DEVICE_PLUGIN_LIMITS: bool
     EXTENDED_RESOURCES: bool  # pools advertise extended resources in the node's allocatable (else DRA devices)
+    NODE_LABELLED_CONFIGS: bool  # node labels name entries of its ConfigMaps (device-plugin keys, mig-parted configs)
+    REDEPLOYS_ON_MOVE: bool  # a move to or from it redeploys the workloads itself, pool by pool (else workload-values)
 
     def resources_per_gpu(self, cluster: Cluster, pool: Pool) -> dict[str, int]: ...
 

@@ -37,6 +37,8 @@ STRATEGIES = frozenset({"none", "time-slicing", "mps", "mig"})
 OPTIONS = frozenset({"replicas", "layout", "config", "interval", "activeThreadPercentage", "pinnedMemoryLimit"})
 DEVICE_PLUGIN_LIMITS = False  # a DeviceClass per MIG profile whatever mig.strategy says; a claim's devices are distinct
 EXTENDED_RESOURCES = False  # devices are published in ResourceSlices, not in the node's allocatable
+NODE_LABELLED_CONFIGS = True  # nvidia.com/mig.config: static layouts still come from the Operator's MIG manager
+REDEPLOYS_ON_MOVE = True  # pools move one at a time, each redeploying its own workloads (change rule dra-move)
 
 CLASS_DOMAIN = "gpustack-gen.dev"
 MIN_KUBERNETES = (1, 32)  # resource.k8s.io/v1beta1 (k8s.io/api resource/v1beta1: introduced=1.32)

@@ -19,6 +19,8 @@ STRATEGIES = frozenset({"none", "time-slicing", "mps", "mig"})
 OPTIONS = frozenset({"replicas", "renameByDefault", "failRequestsGreaterThanOne", "layout", "config"})
 DEVICE_PLUGIN_LIMITS = True  # single: one profile type per node, as nvidia.com/gpu; mixed: no MPS (internal/rm)
 EXTENDED_RESOURCES = True
+NODE_LABELLED_CONFIGS = True  # nvidia.com/device-plugin.config, nvidia.com/mig.config
+REDEPLOYS_ON_MOVE = False
 RESOURCE_GPU = "nvidia.com/gpu"
 RESOURCE_GPU_SHARED = "nvidia.com/gpu.shared"
 

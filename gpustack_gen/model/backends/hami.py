@@ -32,6 +32,8 @@ STRATEGIES = frozenset({"none", "hami"})
 OPTIONS = frozenset({"split", "memoryScaling", "policy"})
 DEVICE_PLUGIN_LIMITS = False  # its own device plugin, not the GPU Operator's (no time-slicing, MPS or MIG pools)
 EXTENDED_RESOURCES = True
+NODE_LABELLED_CONFIGS = False  # its node labels (gpu=on, its per-node config) name no ConfigMap entry
+REDEPLOYS_ON_MOVE = False
 RESOURCE_GPU = "nvidia.com/gpu"
 RESOURCE_MEMORY = "nvidia.com/gpumem"
 RESOURCE_MEMORY_PERCENTAGE = "nvidia.com/gpumem-percentage"
