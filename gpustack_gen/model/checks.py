@@ -452,11 +452,11 @@ def _report_capacity(
     wanted = 0
     overflowing: Workload | None = None
     for workload in placed:
-        count = cluster.workload_request(workload).get(resource, 0)
+        count = cluster.workload_total(workload).get(resource, 0)
         if workload.pool != pool.name or not count:
             continue
-        who.append(f"{workload.name} {count * workload.replicas}")
-        wanted += count * workload.replicas
+        who.append(f"{workload.name} {count}")
+        wanted += count
         if overflowing is None and wanted > total:
             overflowing = workload
     assert overflowing is not None  # only called when the workloads ask for more than the total
@@ -464,15 +464,20 @@ def _report_capacity(
         origin.workloads[(overflowing.namespace, overflowing.name)],
         f"workloads ask for {wanted} {resource} of pool {pool.name!r} ({', '.join(who)}), which has {total}: "
         f"{overflowing.name} takes the total past it",
-        _capacity_hint(pool, resource),
+        _capacity_hint(cluster, pool, resource),
     )
 
 
-def _capacity_hint(pool: Pool, resource: str) -> str:
+def _capacity_hint(cluster: Cluster, pool: Pool, resource: str) -> str:
     if pool.sharing.strategy == "hami":
         if resource.endswith("/gpu"):
             return "add nodes, raise the pool's split, or lower the workloads' replicas"
         return "add nodes, or lower the workloads' replicas or their GPU memory and cores"
+    if cluster.semantics.pods_share_request(cluster, pool):
+        return (
+            "each workload's claim holds its gpus devices whatever its pod count: add nodes, or run the pods of "
+            "several workloads as one workload (up to the pool's replicas pods share its claim)"
+        )
     if pool.sharing.is_shared:
         return "add nodes, raise the pool's sharing replicas, or lower the workloads' replicas"
     return "add nodes or GPUs per node, or lower the workloads' gpus or replicas"

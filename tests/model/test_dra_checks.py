@@ -158,15 +158,33 @@ def test_a_workload_with_more_pods_than_a_claim_may_share_is_refused() -> None:
     )
 
 
-def test_a_shared_pool_counts_replicas_pod_slots_per_gpu() -> None:
+def test_a_shared_claim_takes_its_devices_whatever_its_pod_count() -> None:
+    """A shared ResourceClaim is allocated its ``gpus`` devices for itself: the pods of other workloads cannot
+    join it, so a pool's capacity is its physical GPUs, and each workload takes its ``gpus`` of them."""
     (cluster,) = load(DRA).clusters
     (pool,) = cluster.pools
-    assert cluster.resources_per_node(pool) == {"pool.gpu.gpustack-gen.dev": 4}
-    assert cluster.resources_total(pool) == {"pool.gpu.gpustack-gen.dev": 8}
-    assert cluster.requested_by_pool() == {"pool": {"pool.gpu.gpustack-gen.dev": 4}}
+    assert cluster.resources_per_node(pool) == {"pool.gpu.gpustack-gen.dev": 1}
+    assert cluster.resources_total(pool) == {"pool.gpu.gpustack-gen.dev": 2}
+    assert cluster.requested_by_pool() == {"pool": {"pool.gpu.gpustack-gen.dev": 1}}
     capacity = next(a for a in compile_cluster(cluster) if a.kind == "capacity").documents[0]
-    assert capacity["pools"][0]["dra"]["podsPerClaim"] == 4
-    assert "no DRA object enforces" in capacity["pools"][0]["dra"]["counts"]
+    details = capacity["pools"][0]["dra"]
+    assert details["podsPerClaim"] == 4
+    assert details["sharedClaims"] == {"ml/app.pool.gpu": {"devices": 1, "pods": 4}}
+
+
+def test_shared_claims_of_small_workloads_need_a_gpu_each() -> None:
+    """One T4 time-sliced by 4 and three workloads of 1, 1 and 2 pods: 4 pods, but three claims for one GPU."""
+    workloads = "\n".join(
+        f"- {{name: app{index}, namespace: ml, pool: pool, replicas: {pods}}}" for index, pods in enumerate((1, 1, 2))
+    )
+    problem = the_error(dra({13: "nodes: 1", 18: workloads}))
+    check(
+        problem,
+        "fleet.yaml:19:9",
+        "clusters[0].workloads[1]",
+        "workloads ask for 3 pool.gpu.gpustack-gen.dev of pool 'pool' (app0 1, app1 1, app2 1), which has 1: app1",
+        "each workload's claim holds its gpus devices whatever its pod count",
+    )
 
 
 def test_a_shared_pool_gets_one_claim_per_workload_named_by_every_pod() -> None:

@@ -20,7 +20,7 @@ from ..gpu_operator.config_names import config_names
 from ..gpu_operator.configmaps import mig_parted_configmap
 from ..gpu_operator.nodes import NODE_LABELS_NOTE, node_labels_document
 from ..releases import ChartRelease
-from .claims import claim_object
+from .claims import claim_name, claim_object
 from .claims import workload_values as workload_values
 from .device_classes import device_classes
 from .driver import driver_values_file
@@ -124,12 +124,19 @@ def pool_labels(cluster: Cluster) -> dict[str, dict[str, str]]:
 
 
 def capacity_details(cluster: Cluster, pool: Pool) -> dict[str, Any]:
-    """How the pool's devices are claimed, and what its numbers count."""
+    """How the pool's devices are claimed, and what its numbers count. A shared pool has two limits: the devices
+    its workloads' claims hold (each its gpus, against the physical GPUs) and the pods sharing each claim (against
+    the pool's replicas, which no DRA object enforces)."""
     if pool.sharing.is_shared:
         claims: dict[str, Any] = {
             "claims": "one ResourceClaim per workload, shared by its pods on one node",
+            "counts": "devices: each workload's claim holds its gpus GPUs for its own pods, whatever their number",
             "podsPerClaim": pool.sharing.replicas,
-            "counts": f"pod slots: {pool.sharing.replicas} per GPU, the pool's replicas; no DRA object enforces them",
+            "sharedClaims": {
+                f"{w.namespace}/{claim_name(cluster, w)}": {"devices": w.gpus, "pods": w.replicas}
+                for w in cluster.workloads
+                if w.pool == pool.name
+            },
         }
     else:
         claims = {"claims": "one ResourceClaim per pod, from its workload's ResourceClaimTemplate", "counts": "devices"}

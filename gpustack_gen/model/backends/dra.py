@@ -9,9 +9,9 @@ Every pool gets a DeviceClass per kind of device it offers (``<pool>.gpu.gpustac
 - time-slicing and MPS: DRA shares a device only among the pods that name the same ResourceClaim
   (``gpu-test3.yaml``), and a claim lives in one namespace and is allocated on one node. So a workload
   gets one named ResourceClaim that all its pods share, on one node, and the pool's ``replicas`` means
-  pods per claim. No DRA object enforces it: capacity counts a shared GPU as ``replicas`` pod slots, as
-  the device plugin does, and the checks refuse a workload with more pods than that
-  (``research/dra.md`` §3, §9).
+  pods per claim. The claim is allocated its ``gpus`` devices for itself, so capacity counts devices
+  (physical GPUs), each workload taking its ``gpus`` whatever its pod count; no DRA object enforces
+  ``replicas``, and the checks refuse a workload with more pods than that (``research/dra.md`` §3, §9).
 
 The checks here: the Kubernetes minor (DRA from 1.32, GA in 1.34), the Operator version NVIDIA's DRA
 guide names, GPU models the driver can be told apart by (their NVML ``productName``), the driver's rules
@@ -62,11 +62,12 @@ def device_class(pool: Pool, profile: str | None = None) -> str:
 
 
 def resources_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
-    """Devices of each DeviceClass one physical GPU of the pool offers; a shared GPU counts ``replicas`` pod slots."""
+    """Devices of each DeviceClass one physical GPU of the pool offers: itself, or its MIG devices. A shared GPU is
+    one device too: the claim it is allocated to holds it for that claim's pods alone."""
     sharing = pool.sharing
     if sharing.strategy == "mig":
         return {device_class(pool, profile): count for profile, count in pool.mig_devices()}
-    return {device_class(pool): sharing.replicas if sharing.is_shared else 1}
+    return {device_class(pool): 1}
 
 
 def allocatable_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
@@ -75,7 +76,7 @@ def allocatable_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
 
 
 def workload_request(cluster: Cluster, workload: Workload) -> dict[str, int]:
-    """One pod's devices (or, on a shared pool, its slots of the devices its workload's claim holds)."""
+    """One pod's devices (on a shared pool, the devices of the claim all its workload's pods share)."""
     pool = cluster.pool(workload.pool)
     assert pool is not None  # checked when the fleet was loaded
     if pool.sharing.strategy == "mig":
@@ -86,6 +87,11 @@ def workload_request(cluster: Cluster, workload: Workload) -> dict[str, int]:
 def workload_limits(cluster: Cluster, workload: Workload) -> dict[str, int]:
     """Nothing in resources.limits: a pod names its claim instead (compile/dra/claims.py)."""
     return {}
+
+
+def pods_share_request(cluster: Cluster, pool: Pool) -> bool:
+    """On time-slicing and MPS pools a workload's pods share one ResourceClaim, and so its devices."""
+    return pool.sharing.is_shared
 
 
 def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:

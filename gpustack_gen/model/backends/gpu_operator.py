@@ -68,6 +68,11 @@ def workload_limits(cluster: Cluster, workload: Workload) -> dict[str, int]:
     return workload_request(cluster, workload)
 
 
+def pods_share_request(cluster: Cluster, pool: Pool) -> bool:
+    """Each pod gets its own replicas or devices."""
+    return False
+
+
 def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:
     """The device plugin's workload rules are checked with the workloads (model/checks.py): nothing more here."""
     return True

@@ -144,6 +144,11 @@ def workload_limits(cluster: Cluster, workload: Workload) -> dict[str, int]:
     return limits
 
 
+def pods_share_request(cluster: Cluster, pool: Pool) -> bool:
+    """Each pod gets its own vGPUs."""
+    return False
+
+
 def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:
     """A pod's GPUs, and its memory per GPU, against one node of the pool; False when it cannot be counted."""
     if workload.gpus > pool.gpus_per_node:
