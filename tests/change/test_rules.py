@@ -270,11 +270,17 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         [],
         _on_dra,
     ),
-    "dra-objects sharing": (
+    "dra-objects sharing": (  # a new shared claim (its name has the config's digest); the pool has room for both
         _t4(interval="Short"),
-        [("dra-objects", "restart", None)],
-        ["apply-configmaps", "update-workloads"],
+        [("workload-values", "restart", None), ("dra-objects", "restart", None)],
+        ["apply-configmaps", "update-workloads", "prune"],
         _on_dra,
+    ),
+    "dra-objects sharing on a full pool": (  # the old claim holds the only GPU: stop the pods first
+        _t4(interval="Short"),
+        [("workload-values", "restart", None), ("dra-objects", "restart", None)],
+        ["apply-configmaps", "update-workloads", "update-workloads", "prune"],
+        lambda d: (_on_dra(d), pool(d, "t4").update(nodes=1)),
     ),
     "dra-objects pool added": (
         lambda d: prod(d)["nodePools"].append({"name": "l4", "gpu": "l4", "nodes": 1, "nodeSelector": {"pool": "l4"}}),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from fleet_text import check, edit, load, the_error
 
 from gpustack_gen.compile import compile_cluster
+from gpustack_gen.compile.dra.claims import claim_object
 from gpustack_gen.compile.dra.device_classes import gpu_config
 from gpustack_gen.model.backends.dra import device_class
 
@@ -169,7 +170,8 @@ def test_a_shared_claim_takes_its_devices_whatever_its_pod_count() -> None:
     capacity = next(a for a in compile_cluster(cluster) if a.kind == "capacity").documents[0]
     details = capacity["pools"][0]["dra"]
     assert details["podsPerClaim"] == 4
-    assert details["sharedClaims"] == {"ml/app.pool.gpu": {"devices": 1, "pods": 4}}
+    claim = claim_object(cluster, cluster.workloads[0])["metadata"]["name"]
+    assert details["sharedClaims"] == {f"ml/{claim}": {"devices": 1, "pods": 4}}
 
 
 def test_shared_claims_of_small_workloads_need_a_gpu_each() -> None:
@@ -191,15 +193,32 @@ def test_a_shared_pool_gets_one_claim_per_workload_named_by_every_pod() -> None:
     (cluster,) = load(DRA).clusters
     artifacts = {a.path: a for a in compile_cluster(cluster)}
     (claim,) = artifacts["dra-claims.yaml"].documents
-    assert (claim["kind"], claim["metadata"]["name"], claim["metadata"]["namespace"]) == (
+    name = claim["metadata"]["name"]
+    assert (claim["kind"], name.rsplit(".", 1)[0], claim["metadata"]["namespace"]) == (
         "ResourceClaim",
         "app.pool.gpu",
         "ml",
     )
     fragment = artifacts["workloads/ml.app.yaml"].documents[0]
-    assert fragment["resourceClaims"] == [{"name": "gpu", "resourceClaimName": "app.pool.gpu"}]
+    assert fragment["resourceClaims"] == [{"name": "gpu", "resourceClaimName": name}]
     assert fragment["resources"]["claims"] == [{"name": "gpu"}]
     assert "limits" not in fragment["resources"]
+
+
+def test_a_sharing_change_renames_the_shared_claim() -> None:
+    """Kubernetes copies the class's config into a claim when it allocates it, and a shared claim stays allocated
+    while any pod uses it: only a new claim gets the new config, so the name carries the config's digest."""
+
+    def claim(text: str) -> str:
+        (cluster,) = load(text).clusters
+        return str(claim_object(cluster, cluster.workloads[0])["metadata"]["name"])
+
+    default, short = claim(DRA), claim(dra({16: "sharing: {strategy: time-slicing, replicas: 4, interval: Short}"}))
+    assert default.startswith("app.pool.gpu.") and short.startswith("app.pool.gpu.")
+    assert default != short
+    assert claim(dra({16: "sharing: {strategy: time-slicing, replicas: 4, interval: Default}"})) == default
+    fewer = dra({16: "sharing: {strategy: time-slicing, replicas: 3}", 18: "- {name: app, namespace: ml, pool: pool}"})
+    assert claim(fewer) == default  # time-slicing's replicas are in no config
 
 
 def test_whole_gpus_get_a_claim_per_pod_from_a_template() -> None:

@@ -7,9 +7,10 @@ device's parent) and a MIG device's ``profile``. The chart's own classes (``gpu.
 served by the GPUs it was sized for. A pod still lands on its pool's nodes by the nodeSelector of its
 fragment: two pools of one model differ by their nodes, not by their devices.
 
-Time-slicing and MPS go in the class's config (``DeviceClassConfiguration``), which the driver applies to
-every device claimed through it when it prepares the device; a claim allocated before a change keeps the
-config it was prepared with until its pods restart.
+Time-slicing and MPS go in the class's config (``DeviceClassConfiguration``), which Kubernetes copies into a
+claim's allocation when it allocates the claim, and the driver applies when it prepares the device. A claim
+keeps that copy as long as it stays allocated, and a shared claim stays allocated while any pod uses it: so the
+shared claims name a digest of this config, and a change gives each workload a new claim (``claims.py``).
 """
 
 from __future__ import annotations
