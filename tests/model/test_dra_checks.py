@@ -293,3 +293,29 @@ def test_several_gpus_of_a_shared_pool_are_distinct_devices_on_dra() -> None:
     """The device plugin may serve a request for several shared GPUs with slices of one (a warning there)."""
     text = dra({14: "gpusPerNode: 2", 18: "- {name: app, namespace: ml, pool: pool, gpus: 2, replicas: 2}"})
     assert not [w for w in warnings(text) if "slices of one GPU" in w]
+
+
+# --- MPS isolation: what the pool's GpuConfig limits ------------------------------------------------------
+
+
+def _mps_capacity(sharing: str) -> tuple[dict[str, object], list[str]]:
+    text = dra({16: sharing, 18: "- {name: app, namespace: ml, pool: pool}"})
+    (cluster,) = load(text).clusters
+    capacity = next(a for a in compile_cluster(cluster) if a.kind == "capacity").documents[0]
+    return capacity["pools"][0], [w for w in warnings(text) if "fault isolation" in w or "memory isolation" in w]
+
+
+def test_mps_with_a_pinned_limit_limits_each_pods_memory_to_it() -> None:
+    pool, (warning,) = _mps_capacity("sharing: {strategy: mps, replicas: 4, pinnedMemoryLimit: 4Gi}")
+    assert pool["dra"]["pinnedMemoryLimit"] == "4Gi"
+    assert "25% of the GPU's threads and 4Gi of pinned device memory" in pool["isolation"]
+    assert "4Gi of pinned device memory" in warning
+    assert "1/replicas" not in warning and "no memory isolation" not in warning
+
+
+def test_mps_without_a_pinned_limit_does_not_split_memory_on_dra() -> None:
+    """The device plugin gives each MPS replica 1/replicas of the memory; the DRA driver only the pinned limit."""
+    pool, (warning,) = _mps_capacity("sharing: {strategy: mps, replicas: 4}")
+    assert "none" in pool["dra"]["pinnedMemoryLimit"] and "not split" in pool["dra"]["pinnedMemoryLimit"]
+    assert "no limit on its memory" in pool["isolation"]
+    assert "no limit on its memory" in warning and "1/replicas" not in warning

@@ -138,6 +138,10 @@ def capacity_details(cluster: Cluster, pool: Pool) -> dict[str, Any]:
                 if w.pool == pool.name
             },
         }
+        if pool.sharing.strategy == "mps":
+            claims["pinnedMemoryLimit"] = (
+                pool.sharing.pinned_memory_limit or "none: memory is not split, each pod may use all of the GPU's"
+            )
     else:
         claims = {"claims": "one ResourceClaim per pod, from its workload's ResourceClaimTemplate", "counts": "devices"}
     return {"dra": claims}

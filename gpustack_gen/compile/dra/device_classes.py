@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...model.backends import dra_gpu_config
-from ...model.backends.dra import device_class, resource_api_version
+from ...model.backends.dra import device_class, resource_api_version, thread_percentage
 from ...model.fleet import Cluster, Pool, Sharing
 from ..artifact import MANAGED_BY
 
@@ -65,25 +65,15 @@ def _selector(pool: Pool, profile: str | None = None) -> str:
 
 
 def gpu_config(sharing: Sharing) -> dict[str, Any] | None:
-    """The opaque GpuConfig of a shared pool's class; None for whole GPUs.
-
-    MPS gives each client ``100 / replicas`` of the GPU's threads unless the fleet says otherwise: the
-    share the device plugin's MPS replicas give (a device-plugin MPS replica is an MPS client with
-    1/replicas of the compute).
-    """
+    """The opaque GpuConfig of a shared pool's class; None for whole GPUs. MPS clients get
+    :func:`~gpustack_gen.model.backends.dra.thread_percentage` of the threads."""
     if sharing.strategy == "time-slicing":
         shared: dict[str, Any] = {
             "strategy": dra_gpu_config.TIME_SLICING,
             "timeSlicingConfig": {"interval": sharing.interval or dra_gpu_config.INTERVALS[0]},
         }
     elif sharing.strategy == "mps":
-        mps: dict[str, Any] = {
-            "defaultActiveThreadPercentage": (
-                sharing.active_thread_percentage
-                if sharing.active_thread_percentage is not None
-                else 100 // sharing.replicas
-            )
-        }
+        mps: dict[str, Any] = {"defaultActiveThreadPercentage": thread_percentage(sharing)}
         if sharing.pinned_memory_limit is not None:
             mps["defaultPinnedDeviceMemoryLimit"] = sharing.pinned_memory_limit
         shared = {"strategy": dra_gpu_config.MPS, "mpsConfig": mps}

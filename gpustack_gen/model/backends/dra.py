@@ -25,11 +25,12 @@ from typing import TYPE_CHECKING
 
 from ...dra_versions import GATE_MPS, GATE_TIME_SLICING
 from ...versions import parse_version
+from ..fleet import ISOLATION
 from . import dra_gpu_config
 
 if TYPE_CHECKING:
     from ...yamlio.source import PathKey
-    from ..fleet import Cluster, Pool, Workload
+    from ..fleet import Cluster, Pool, Sharing, Workload
     from ..resolve import ClusterOrigin, Report
 
 NAME = "dra"
@@ -92,6 +93,31 @@ def workload_limits(cluster: Cluster, workload: Workload) -> dict[str, int]:
 def pods_share_request(cluster: Cluster, pool: Pool) -> bool:
     """On time-slicing and MPS pools a workload's pods share one ResourceClaim, and so its devices."""
     return pool.sharing.is_shared
+
+
+def thread_percentage(sharing: Sharing) -> int:
+    """The share of the GPU's threads each MPS client gets: ``activeThreadPercentage``, else ``100 / replicas``,
+    the share a device-plugin MPS replica gets."""
+    if sharing.active_thread_percentage is not None:
+        return sharing.active_thread_percentage
+    return 100 // sharing.replicas
+
+
+def isolation(cluster: Cluster, pool: Pool) -> str:
+    """MPS limits each claim's clients to what the pool's GpuConfig says: their threads, and their memory only
+    with ``pinnedMemoryLimit``; the driver splits no memory by itself (``research/dra.md`` §4, §9)."""
+    sharing = pool.sharing
+    if sharing.strategy != "mps":
+        return ISOLATION[sharing.strategy]
+    memory = (
+        f"{sharing.pinned_memory_limit} of pinned device memory"
+        if sharing.pinned_memory_limit is not None
+        else "no limit on its memory (no pinnedMemoryLimit: one pod can run the others out of memory)"
+    )
+    return (
+        f"none: the MPS server limits each client to {thread_percentage(sharing)}% of the GPU's threads and "
+        f"{memory}, but the clients share one MPS server, so a fatal GPU error in one ends the others"
+    )
 
 
 def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:
