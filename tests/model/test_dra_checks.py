@@ -6,12 +6,17 @@ Each test changes a line or two of ``DRA``, a small valid fleet on backend dra (
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
 from fleet_text import check, edit, load, the_error
 
 from gpustack_gen.compile import compile_cluster
 from gpustack_gen.compile.dra.claims import claim_object
 from gpustack_gen.compile.dra.device_classes import gpu_config
+from gpustack_gen.model.backends import dra as dra_backend
 from gpustack_gen.model.backends.dra import device_class
+from gpustack_gen.versions import NEWEST_OPERATOR
 
 DRA = """\
 apiVersion: gpustack-gen/v1alpha1
@@ -60,6 +65,7 @@ def test_1_32_and_1_33_warn_about_the_feature_gate_and_runtime_config() -> None:
         assert "DynamicResourceAllocation feature gate" in warning
         assert f"--runtime-config=resource.k8s.io/{api}" in warning
         assert "documents Kubernetes v1.34.2 or newer" in warning
+        assert "on a new install (there is no downgrade), pin dra.version 25.12.0" in warning
 
 
 def test_1_34_before_the_drivers_prerequisite_warns() -> None:
@@ -71,6 +77,27 @@ def test_1_34_before_the_drivers_prerequisite_warns() -> None:
 def test_an_operator_before_v25_10_is_refused() -> None:
     problem = the_error(dra({4: "operator: {version: v25.3.3}"}))
     check(problem, "fleet.yaml:4:23", "defaults.operator.version", "needs GPU Operator v25.10.0", "v26.7.0")
+
+
+def test_the_operator_hint_names_the_newest_known_operator(monkeypatch: pytest.MonkeyPatch) -> None:
+    newer = dataclasses.replace(NEWEST_OPERATOR, version="v27.1.0")
+    monkeypatch.setattr(dra_backend, "NEWEST_OPERATOR", newer)
+    problem = the_error(dra({4: "operator: {version: v25.3.3}"}))
+    check(problem, "fleet.yaml:4:23", "defaults.operator.version", "needs GPU Operator v25.10.0", "pin operator.version v27.1.0")
+
+
+def test_cdi_off_is_refused() -> None:
+    """The DRA driver hands devices to containers by CDI, which the Operator's toolkit enables in the runtime."""
+    problem = the_error(dra({4: "operator: {version: v26.7.0, cdi: {enabled: false}}"}))
+    check(problem, "fleet.yaml:4:47", "defaults.operator.cdi.enabled", "CDI", "cdi.enabled: true")
+
+
+def test_a_gpu_driver_before_565_is_refused_and_before_580_warned_about() -> None:
+    problem = the_error(dra({4: "operator: {version: v26.7.0, driver: {version: 550.144.03}}"}))
+    check(problem, "fleet.yaml:4:50", "defaults.operator.driver.version", "565 or newer", "580")
+    (warning,) = [w for w in warnings(dra({4: "operator: {version: v26.7.0, driver: {version: 570.195.03}}"})) if "570" in w]
+    assert "defaults.operator.driver.version" in warning and "580 or newer" in warning
+    assert not [w for w in warnings(DRA) if "driver 5" in w]  # the chart's default, 595.91.07
 
 
 def test_an_unknown_driver_version_suggests_known_ones() -> None:

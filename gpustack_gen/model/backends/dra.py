@@ -23,8 +23,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ...dra_versions import GATE_MPS, GATE_TIME_SLICING
-from ...versions import parse_version
+from ...dra_versions import DRA_VERSIONS, GATE_MPS, GATE_TIME_SLICING
+from ...versions import NEWEST_OPERATOR, parse_version
 from ..fleet import ISOLATION
 from . import dra_gpu_config
 
@@ -46,6 +46,10 @@ GA_KUBERNETES = (1, 34)  # resource.k8s.io/v1, DynamicResourceAllocation GA and 
 # NVIDIA's DRA install guide for the GPU Operator: "GPU Operator >= 25.10.0 installed with devicePlugin.enabled=false"
 # (cloud-native-docs gpu-operator/dra-intro-install.rst).
 MIN_OPERATOR = "v25.10.0"
+# The GPU driver: "v565 or later for GPU allocation" (dra-driver v0.4.1 docs/prerequisites.md); NVIDIA's DRA guide
+# for the GPU Operator asks for 580 or later (research/dra.md §1).
+MIN_GPU_DRIVER = 565
+GUIDE_GPU_DRIVER = 580
 # Labels on each pool's nodes (dra-intro-install.rst): the driver's kubelet plugin runs where the first is true;
 # the Operator keeps its device plugin off a node whose deploy label is false (gpu-operator
 # controllers/state_manager.go addGPUStateLabels sets it only when absent or empty).
@@ -170,7 +174,8 @@ def gates(cluster: Cluster) -> dict[str, bool]:
 
 def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
     _check_kubernetes(cluster, origin, report)
-    _check_operator(cluster, origin, report)
+    if _check_operator(cluster, origin, report):  # an older Operator's defaults (CDI off) are beside the point
+        _check_node_software(cluster, origin, report)
     used_gates: set[str] = set()
     for pool in cluster.pools:
         pool_origin = origin.pools[pool.name]
@@ -229,11 +234,21 @@ def _check_kubernetes(cluster: Cluster, origin: ClusterOrigin, report: Report) -
     release = cluster.dra.release
     prerequisite = parse_version(release.kubernetes_prerequisite or "")
     running = parse_version(cluster.kubernetes)
-    documented = ""
+    documented = older = ""
     if prerequisite is not None and running is not None and running < prerequisite:
         documented = (
             f"; the DRA driver {release.version} documents Kubernetes v{release.kubernetes_prerequisite} or newer"
         )
+        fitting = [
+            known
+            for known in DRA_VERSIONS
+            if running >= (parse_version(known.kubernetes_prerequisite or "") or running)
+        ]
+        if fitting:
+            older = (
+                f"; or, on a new install (there is no downgrade), pin dra.version {fitting[-1].version}, whose "
+                "prerequisites name no newer Kubernetes"
+            )
     if minor < GA_KUBERNETES:
         versions = "resource.k8s.io/v1beta1=true" + (
             ",resource.k8s.io/v1beta2=true" if minor >= BETA2_KUBERNETES else ""
@@ -245,24 +260,59 @@ def _check_kubernetes(cluster: Cluster, origin: ClusterOrigin, report: Report) -
             f"and every kubelet, and --runtime-config={versions} on kube-apiserver; gpustack-gen writes "
             f"{resource_api_version(cluster.kubernetes)} objects{documented}",
             "or upgrade to Kubernetes 1.34, where DRA is GA and on; managed offerings may not let you set the gates "
-            "(dra-driver docs/prerequisites.md)",
+            f"(dra-driver docs/prerequisites.md){older}",
         )
     elif documented:
         report.warn(
-            path, f"cluster {cluster.name!r} runs Kubernetes {cluster.kubernetes}{documented}", "upgrade the cluster"
+            path,
+            f"cluster {cluster.name!r} runs Kubernetes {cluster.kubernetes}{documented}",
+            f"upgrade the cluster{older}",
         )
 
 
-def _check_operator(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+def _check_operator(cluster: Cluster, origin: ClusterOrigin, report: Report) -> bool:
     release = cluster.operator.release
     if release.at_least(MIN_OPERATOR):
-        return
+        return True
     report.error(
         origin.fields.get("operator.version", origin.path),
         f"backend dra needs GPU Operator {MIN_OPERATOR} or newer beside the DRA driver, with its device plugin off "
         f"(NVIDIA's DRA install guide); cluster {cluster.name!r} pins {release.version}",
-        "pin operator.version v26.7.0 (upgrade the Operator in a change of its own first)",
+        f"pin operator.version {NEWEST_OPERATOR.version} (upgrade the Operator in a change of its own first)",
     )
+    return False
+
+
+def _check_node_software(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+    """What the driver needs on the nodes where the Operator provides it: CDI in the container runtime ("CDI enabled
+    through the NVIDIA Container Toolkit") and a GPU driver of 565 or newer (dra-driver docs/prerequisites.md)."""
+    operator = cluster.operator
+    if operator.toolkit_enabled and not operator.cdi_enabled:
+        report.error(
+            origin.fields.get("operator.cdi.enabled", origin.fields.get("operator.version", origin.path)),
+            f"the DRA driver hands GPUs to containers through CDI, and cluster {cluster.name!r} has the Operator's "
+            "toolkit leave CDI off in the container runtime",
+            "set operator.cdi.enabled: true",
+        )
+    version = operator.driver_version or operator.release.driver
+    major = re.match(r"\d+", version or "")
+    if not operator.driver_enabled or major is None or int(major.group()) >= GUIDE_GPU_DRIVER:
+        return
+    path = origin.fields.get("operator.driver.version", origin.fields.get("operator.version", origin.path))
+    what = f"cluster {cluster.name!r} gets GPU driver {version}"
+    if int(major.group()) < MIN_GPU_DRIVER:
+        report.error(
+            path,
+            f"the DRA driver needs GPU driver {MIN_GPU_DRIVER} or newer (its prerequisites); {what}",
+            f"pin operator.driver.version {GUIDE_GPU_DRIVER} or newer, as NVIDIA's DRA guide asks",
+        )
+    else:
+        report.warn(
+            path,
+            f"NVIDIA's DRA guide for the GPU Operator asks for GPU driver {GUIDE_GPU_DRIVER} or newer (the DRA "
+            f"driver's own prerequisites say {MIN_GPU_DRIVER}); {what}",
+            f"pin operator.driver.version {GUIDE_GPU_DRIVER} or newer",
+        )
 
 
 def _check_options(cluster: Cluster, pool: Pool, paths: dict[str, PathKey], report: Report) -> None:
