@@ -282,6 +282,12 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         ["apply-configmaps", "update-workloads", "update-workloads", "prune"],
         lambda d: (_on_dra(d), pool(d, "t4").update(nodes=1)),
     ),
+    "dra-objects claims in a new namespace": (  # created before the cluster folder is applied
+        lambda d: prod(d)["workloads"].append({"name": "batch", "namespace": "batch", "pool": "t4", "replicas": 2}),
+        [("workload-values", "restart", None), ("dra-objects", "restart", None)],
+        ["apply-configmaps", "apply-configmaps", "update-workloads"],
+        _on_dra,
+    ),
     "dra-objects pool added": (
         lambda d: prod(d)["nodePools"].append({"name": "l4", "gpu": "l4", "nodes": 1, "nodeSelector": {"pool": "l4"}}),
         [("dra-objects", "restart", None), ("dra-objects", "none", "l4")],
@@ -344,6 +350,7 @@ def test_a_cluster_added_on_dra_gets_the_driver_after_the_operator() -> None:
     added = analyse(None, fleet(changed(_on_dra)).clusters[0])
     assert [(f.rule, f.level.value) for f in added.findings] == [("cluster-added", "none"), ("dra-objects", "none")]
     assert [s.action.value for s in added.steps] == [
+        "apply-configmaps",  # the namespaces the claims go into: applying the cluster folder needs them
         "apply-configmaps",
         "label-nodes",
         "label-nodes",

@@ -18,6 +18,8 @@
   the mig-manager does not evict it).
 - A shared pool's ``replicas``: no object changes; it is what gpustack-gen checks the workloads against.
 - A new cluster: the driver is installed after the Operator.
+- Claims in namespaces no workload used before: the namespaces are created first, since the cluster folder
+  does not hold them (a namespace dropped from it would be pruned with everything in it).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...compile.dra.claims import claim_object, shares_claim
+from ...compile.dra.claims import claim_object, namespaces_command, shares_claim
 from ...compile.dra.device_classes import device_classes
 from ...compile.dra.driver import driver_values
 from ...model.backends.dra import NAME
@@ -45,7 +47,10 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     if new is None or new.backend != NAME:
         return
     if change.old is None:
-        plan = [_install(change, new, "install the NVIDIA DRA driver; its kubelet plugin starts on the labelled nodes")]
+        plan = _namespaces([w.namespace for w in new.workloads])
+        plan.append(
+            _install(change, new, "install the NVIDIA DRA driver; its kubelet plugin starts on the labelled nodes")
+        )
         plan += [
             _republish(new, pool)
             for pool in steps.pools_with_nodes(list(new.pools))
@@ -146,7 +151,8 @@ def _objects(change: ClusterChange) -> Iterator[Outcome]:
     removed = [key for key in before if key not in after]
     if not (added or changed or removed):
         return
-    plan: list[Step] = []
+    known = {w.namespace for w in old.workloads}
+    plan = _namespaces([namespace for _, namespace, _ in added if namespace is not None and namespace not in known])
     if added or changed:
         plan.append(steps.apply_configmaps(change, new, "apply the new and changed DeviceClasses and claims", ID))
     plan += _stops(change)
@@ -173,6 +179,25 @@ def _objects(change: ClusterChange) -> Iterator[Outcome]:
         if keys
     ]
     yield Outcome(Finding(ID, LEVEL, f"DRA objects change ({'; '.join(parts)})"), tuple(plan))
+
+
+def _namespaces(namespaces: list[str]) -> list[Step]:
+    """Before the cluster folder is applied: the namespaces its claims go into, where none exists yet."""
+    if not namespaces:
+        return []
+    names = sorted(set(namespaces))
+    return [
+        Step(
+            Action.APPLY_CONFIGMAPS,
+            namespaces_command(names),
+            f"kubectl get namespaces {' '.join(names)}",
+            "create the namespaces the DRA claims go into, where missing: the cluster folder does not hold them "
+            "(a namespace dropped from it would be pruned with everything in it), and applying it fails without them",
+            None,
+            ID,
+            Phase.CHECK,
+        )
+    ]
 
 
 def _stops(change: ClusterChange) -> list[Step]:

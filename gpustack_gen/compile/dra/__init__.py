@@ -20,7 +20,7 @@ from ..gpu_operator.config_names import config_names
 from ..gpu_operator.configmaps import mig_parted_configmap
 from ..gpu_operator.nodes import NODE_LABELS_NOTE, node_labels_document
 from ..releases import ChartRelease
-from .claims import claim_name, claim_object
+from .claims import claim_name, claim_object, namespaces_command
 from .claims import workload_values as workload_values
 from .device_classes import device_classes
 from .driver import driver_values_file
@@ -89,7 +89,8 @@ def objects(cluster: Cluster) -> list[Artifact]:
                 tuple(claim_object(cluster, w) for w in workloads),
                 (
                     "What each workload claims: a ResourceClaimTemplate (a claim per pod), or on time-slicing and MPS",
-                    "pools one ResourceClaim its pods share, on one node. Their namespaces must exist first.",
+                    "pools one ResourceClaim its pods share, on one node. Their namespaces must exist first:",
+                    namespaces_command([w.namespace for w in workloads]),
                 ),
             )
         )

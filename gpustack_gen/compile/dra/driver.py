@@ -26,6 +26,7 @@ from ...dra_versions import NGC_REPOSITORY, NGC_REPOSITORY_NAME
 from ...model.backends.dra import KUBELET_PLUGIN_LABEL, gates, resource_api_version
 from ...model.fleet import Cluster
 from ..artifact import Artifact
+from .claims import namespaces_command
 
 VALUES_FILE = "dra-driver-values.yaml"
 RELEASE_NAME = "nvidia-dra-driver-gpu"
@@ -67,10 +68,13 @@ def repository_command(cluster: Cluster) -> str | None:
 
 def driver_values_file(cluster: Cluster) -> Artifact:
     release = cluster.dra.release
-    notes = [
-        f"Values for the NVIDIA DRA driver chart {release.chart} {release.version}. Apply the cluster folder first",
-        "(kubectl apply -k .: the DeviceClasses and claims), then:",
-    ]
+    notes = [f"Values for the NVIDIA DRA driver chart {release.chart} {release.version}."]
+    if cluster.workloads:
+        notes += [
+            "Create the namespaces the claims go into (the cluster folder does not):",
+            namespaces_command([w.namespace for w in cluster.workloads]),
+        ]
+    notes.append("Apply the cluster folder (kubectl apply -k .: the DeviceClasses and claims), then:")
     repository = repository_command(cluster)
     if repository is not None:
         notes.append(repository)
