@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from ..compile.artifact import (
     DEVICE_PLUGIN_DAEMONSET,
-    GFD_DAEMONSET,
     MIG_CONFIG_LABEL,
     MIG_CONFIG_STATE_LABEL,
     device_plugin_daemonsets,
@@ -168,12 +167,12 @@ def rollout_status(cluster: Cluster, *daemonsets: str, timeout: str = "20m") -> 
     return " && ".join(f"kubectl rollout status -n {namespace} {ds} --timeout={timeout}" for ds in daemonsets)
 
 
-def restart_device_plugin(cluster: Cluster, uses_mps: bool) -> str:
-    return f"kubectl rollout restart -n {cluster.operator.namespace} {' '.join(device_plugin_daemonsets(uses_mps))}"
+def restart_device_plugin(cluster: Cluster, mps_daemon: bool) -> str:
+    return f"kubectl rollout restart -n {cluster.operator.namespace} {' '.join(device_plugin_daemonsets(mps_daemon))}"
 
 
-def device_plugin_rollout(cluster: Cluster) -> str:
-    return rollout_status(cluster, DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET)
+def device_plugin_rollout(cluster: Cluster, mps_daemon: bool) -> str:
+    return rollout_status(cluster, *device_plugin_daemonsets(mps_daemon))
 
 
 def drain(pool: Pool) -> str:
@@ -251,13 +250,21 @@ def show_driver_versions() -> str:
     return f"kubectl get nodes --selector {GPU_NODES} -L {DRIVER_UPGRADE_STATE_LABEL} -L nvidia.com/cuda.driver-version.full"
 
 
-def wait_nodes_gone(pool: Pool) -> str:
-    return f"kubectl wait --for=delete nodes --selector {shlex.quote(selector(pool))} --timeout=60m"
+def wait_nodes_gone(pool: Pool, *, cordoned_only: bool = False) -> str:
+    """Waits until the pool's nodes are deleted; ``cordoned_only``: its drained ones, while new nodes carrying the
+    same labels join (a field selector on spec.unschedulable, which the API server supports for nodes)."""
+    cordoned = " --field-selector spec.unschedulable=true" if cordoned_only else ""
+    return f"kubectl wait --for=delete nodes --selector {shlex.quote(selector(pool))}{cordoned} --timeout=60m"
 
 
 def nodes_labelled(label: str, value: str) -> str:
     """Lists the nodes that still carry ``label=value``: the step needs it to print none."""
     return f"kubectl get nodes --selector {shlex.quote(f'{label}={value}')} -o name"
+
+
+def no_nodes_labelled(label: str, value: str) -> str:
+    """Fails while a node carries ``label=value`` (``kubectl get`` exits 0 on an empty list)."""
+    return f'test -z "$({nodes_labelled(label, value)})"'
 
 
 def helm_workload(cluster: Cluster, workload: Workload, release: HelmRelease, paths: Paths) -> str:

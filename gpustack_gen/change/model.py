@@ -48,7 +48,9 @@ class Phase(IntEnum):
     CHECK = 0  # confirm a precondition (no node still carries a retired label)
     APPLY = 1  # the ConfigMaps (with Argo CD or Flux: the sync)
     SYNC = 2  # wait until the kubelet has synced the ConfigMap volumes into the operand pods
-    FIRST_LABELS = 3  # a new cluster's nodes, labelled before the Operator's first reconcile
+    FIRST_LABELS = (
+        3  # labels later steps find nodes by: a new cluster's (before the Operator's first reconcile), a new selector's
+    )
     DRAIN = 4  # pools whose GPUs are repartitioned or whose resource names change
     OPERATOR = 5  # helm upgrade or the ClusterPolicy patch
     OPERATOR_WAIT = 6

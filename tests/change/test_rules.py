@@ -103,6 +103,12 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         ["apply-configmaps", "wait", "drain", "restart-device-plugin", "wait", "uncordon"],
         _single,
     ),
+    "mps-clients": (
+        lambda d: d["defaults"]["operator"]["cdi"].update(enabled=False, default=False),
+        [("mps-clients", "disruptive", None), ("runtime", "restart", None)],
+        ["drain", "operator", "wait", "uncordon"],
+        lambda d: (_single(d), pool(d, "t4")["sharing"].update(strategy="mps")),
+    ),
     "mig-layout": (
         lambda d: (
             pool(d, "a100")["sharing"].update(layout={"3g.20gb": 1, "2g.10gb": 1, "1g.5gb": 1}),
@@ -205,7 +211,27 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "pool-gpu": (
         lambda d: pool(d, "t4").update(gpu="l4"),
         [("pool-gpu", "disruptive", "t4")],
-        ["drain", "wait"],
+        ["drain", "wait", "label-nodes", "wait"],
+        None,
+    ),
+    "pool-renamed": (
+        lambda d: (
+            pool(d, "t4").update(name="serving"),
+            prod(d)["workloads"][0].update(pool="serving"),
+            prod(d).update(retired={"devicePluginConfigs": {"t4": {"strategy": "time-slicing", "replicas": 4}}}),
+        ),
+        [("pool-renamed", "restart", "serving")],
+        ["apply-configmaps", "wait", "label-nodes", "wait"],
+        None,
+    ),
+    "pool-renamed gpu": (
+        lambda d: (
+            pool(d, "t4").update(name="serving", gpu="l4"),
+            prod(d)["workloads"][0].update(pool="serving"),
+            prod(d).update(retired={"devicePluginConfigs": {"t4": {"strategy": "time-slicing", "replicas": 4}}}),
+        ),
+        [("pool-renamed", "error", "serving")],
+        [],
         None,
     ),
     "mig-manager-config": (
@@ -213,7 +239,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
             {"name": "h100", "gpu": "h100-80gb", "nodes": 1, "nodeSelector": {"pool": "h100"}}
         ),
         [("mig-manager-config", "restart", None), ("pool-added", "none", "h100")],
-        ["apply-configmaps", "wait", "operator", "wait", "label-nodes", "wait", "wait"],
+        ["apply-configmaps", "wait", "operator", "wait", "label-nodes", "label-nodes", "wait", "wait"],
         lambda d: (prod(d)["nodePools"].pop(1), prod(d)["workloads"].pop(1), prod(d).update(defaultSharing="none")),
     ),
     "workload-values": (
@@ -370,3 +396,20 @@ def test_a_move_between_hami_and_dra_is_refused() -> None:
     new = fleet(changed(_on_dra)).clusters[0]
     analysis = analyse(old, new)
     assert [(f.rule, f.level.value) for f in analysis.errors] == [("dra-move", "error")]
+
+
+def test_every_rule_that_upgrades_the_operator_gives_one_step_for_a_new_chart_version() -> None:
+    """An Operator bump that also changes mig.strategy: both rules ask for the same helm upgrade, which takes
+    --disable-openapi-validation (the new chart's CRD hook), and the plan runs it once."""
+
+    def bump(data: dict[str, Any]) -> None:
+        data["defaults"]["operator"].update(version="v26.7.0", cdi={"enabled": True})
+        prod(data)["mig"]["strategy"] = "single"
+        prod(data)["nodePools"].pop(1)
+        prod(data)["workloads"].pop(1)
+
+    old, new = fleet(base()).clusters[0], fleet(changed(bump)).clusters[0]
+    operator_steps = [step for step in analyse(old, new).steps if step.action.value == "operator"]
+    assert len(operator_steps) == 1
+    assert "--disable-openapi-validation" in (operator_steps[0].command or "")
+    assert {"operator-version", "mig-strategy"} <= set(operator_steps[0].rule.split(","))
