@@ -288,11 +288,11 @@ def show_workload(workload: Workload) -> str:
 
 
 def dra_driver_upgrade(cluster: Cluster, paths: Paths) -> str:
-    return dra_driver.helm_upgrade_command(cluster, paths.rendered_file(cluster, dra_driver.VALUES_FILE))
+    return release_upgrade(cluster, dra_driver.dra_release(cluster), paths)
 
 
 def dra_driver_uninstall(cluster: Cluster) -> str:
-    return f"helm uninstall {dra_driver.RELEASE_NAME} --namespace {cluster.dra.namespace}"
+    return release_uninstall(dra_driver.dra_release(cluster))
 
 
 def show_dra_driver(cluster: Cluster) -> str:

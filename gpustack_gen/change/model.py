@@ -31,7 +31,7 @@ class Action(StrEnum):
 
     APPLY_CONFIGMAPS = "apply-configmaps"
     OPERATOR = "operator"
-    BACKEND = "backend"  # helm upgrade or uninstall of a device backend's own chart (HAMi)
+    BACKEND = "backend"  # helm upgrade or uninstall of a device backend's own chart (HAMi, the DRA driver)
     LABEL_NODES = "label-nodes"
     RESTART_DEVICE_PLUGIN = "restart-device-plugin"
     DRAIN = "drain"
@@ -39,7 +39,6 @@ class Action(StrEnum):
     UNCORDON = "uncordon"
     UPDATE_WORKLOADS = "update-workloads"
     PRUNE = "prune"
-    DRA_DRIVER = "dra-driver"  # helm upgrade (or uninstall) of the NVIDIA DRA driver
 
 
 class Phase(IntEnum):

@@ -257,13 +257,13 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "dra-move": (
         lambda d: prod(d).update(backend="dra"),
         [("dra-move", "disruptive", None), ("dra-move", "restart", "a100"), ("dra-move", "restart", "t4")],
-        ["apply-configmaps", "dra-driver", *_MOVE_TO_DRA, *_MOVE_TO_DRA, "operator", "wait", "prune"],
+        ["apply-configmaps", "backend", *_MOVE_TO_DRA, *_MOVE_TO_DRA, "operator", "wait", "prune"],
         _dra_ready,
     ),
     "dra-move back": (
         lambda d: prod(d).update(backend="gpu-operator"),
         [("dra-move", "disruptive", None), ("dra-move", "restart", "a100"), ("dra-move", "restart", "t4")],
-        ["apply-configmaps", "operator", "wait", *_MOVE_BACK, *_MOVE_BACK, "dra-driver", "prune"],
+        ["apply-configmaps", "operator", "wait", *_MOVE_BACK, *_MOVE_BACK, "backend", "prune"],
         _on_dra,
     ),
     "dra-move with a mig layout": (
@@ -281,7 +281,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "dra-objects driver": (
         _dra(version="0.4.1"),
         [("dra-objects", "restart", None)],
-        ["dra-driver", "wait"],
+        ["backend", "wait"],
         lambda d: (_on_dra(d), _dra(version="25.12.0")(d)),
     ),
     "dra-objects downgrade": (
@@ -374,14 +374,18 @@ def test_a_cluster_added_is_installed_and_a_removed_one_left_alone() -> None:
 
 def test_a_cluster_added_on_dra_gets_the_driver_after_the_operator() -> None:
     added = analyse(None, fleet(changed(_on_dra)).clusters[0])
-    assert [(f.rule, f.level.value) for f in added.findings] == [("cluster-added", "none"), ("dra-objects", "none")]
+    assert [(f.rule, f.level.value) for f in added.findings] == [
+        ("cluster-added", "none"),
+        ("dra-objects", "none"),  # the claims' namespaces
+        ("dra-objects", "none"),  # the kubelet plugin restarted after the MIG layouts
+    ]
     assert [s.action.value for s in added.steps] == [
         "apply-configmaps",  # the namespaces the claims go into: applying the cluster folder needs them
         "apply-configmaps",
         "label-nodes",
         "label-nodes",
         "operator",
-        "dra-driver",
+        "backend",  # the driver's release, after the Operator
         "wait",  # the ClusterPolicy
         "wait",  # the DRA kubelet plugin on every labelled node
         "wait",  # the A100s' MIG layout
