@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...catalog import gpu_memory_mib
+from ..fleet import ISOLATION
 
 if TYPE_CHECKING:
     from ...yamlio.source import PathKey
@@ -144,6 +145,16 @@ def workload_limits(cluster: Cluster, workload: Workload) -> dict[str, int]:
     if workload.gpu_cores is not None:
         limits[RESOURCE_CORES] = workload.gpu_cores
     return limits
+
+
+def pods_share_request(cluster: Cluster, pool: Pool) -> bool:
+    """Each pod gets its own vGPUs."""
+    return False
+
+
+def isolation(cluster: Cluster, pool: Pool) -> str:
+    """HAMi's limits, enforced by its CUDA interception (``ISOLATION``)."""
+    return ISOLATION[pool.sharing.strategy]
 
 
 def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:
