@@ -28,6 +28,7 @@ TOOLKIT_DAEMONSET = "daemonset/nvidia-container-toolkit-daemonset"
 OPERATOR_DEPLOYMENT = "deployment/gpu-operator"
 CLUSTER_POLICY = "clusterpolicies.nvidia.com/cluster-policy"
 DRIVER_UPGRADE_STATE_LABEL = "nvidia.com/gpu-driver-upgrade-state"
+DRIVER_VERSION_LABEL = "nvidia.com/cuda.driver-version.full"  # GFD: the version the loaded driver reports
 GPU_NODES = "nvidia.com/gpu.present=true"  # GFD's label of every node with an NVIDIA GPU
 # The kubelet refreshes ConfigMap volumes on its sync loop (1 min by default) plus its cache's delay.
 VOLUME_SYNC_SECONDS = 120
@@ -245,9 +246,15 @@ def wait_driver_upgraded() -> str:
     return wait_nodes(GPU_NODES, f".metadata.labels.{jsonpath_key(DRIVER_UPGRADE_STATE_LABEL)}", "upgrade-done", "60m")
 
 
+def wait_driver_version(version: str) -> str:
+    """Every GPU node runs driver ``version``: GFD labels what the loaded driver reports, so unlike the upgrade
+    state (``upgrade-done`` from the last upgrade) it cannot pass before this one."""
+    return wait_nodes(GPU_NODES, f".metadata.labels.{jsonpath_key(DRIVER_VERSION_LABEL)}", version, "60m")
+
+
 def show_driver_versions() -> str:
     """Each GPU node's upgrade state and the driver GFD reports, to see every node on the new driver."""
-    return f"kubectl get nodes --selector {GPU_NODES} -L {DRIVER_UPGRADE_STATE_LABEL} -L nvidia.com/cuda.driver-version.full"
+    return f"kubectl get nodes --selector {GPU_NODES} -L {DRIVER_UPGRADE_STATE_LABEL} -L {DRIVER_VERSION_LABEL}"
 
 
 def wait_nodes_gone(pool: Pool, *, cordoned_only: bool = False) -> str:

@@ -41,13 +41,15 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         steps.operator(change, f"the driver changes ({'; '.join(what)})", ID),
     ]
     if after.driver_enabled:
+        version = after.driver_version or after.release.driver
         plan.append(
             Step(
                 Action.WAIT,
-                commands.wait_driver_upgraded(),
+                commands.wait_driver_upgraded() if version is None else commands.wait_driver_version(version),
                 commands.show_driver_versions(),
                 "the driver upgrade controller cordons, drains and upgrades the GPU nodes as driver.upgradePolicy "
-                "says (one at a time by default) and labels each nvidia.com/gpu-driver-upgrade-state=upgrade-done",
+                "says (one at a time by default), and each node's GFD reports the driver it loaded"
+                + ("" if version is None else f" ({version})"),
                 None,
                 ID,
                 Phase.SETTLE,

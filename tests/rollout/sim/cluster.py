@@ -20,6 +20,7 @@ MIG_LABEL = "nvidia.com/mig.config"
 MIG_STATE_LABEL = "nvidia.com/mig.config.state"
 MPS_CAPABLE_LABEL = "nvidia.com/mps.capable"
 DRIVER_STATE_LABEL = "nvidia.com/gpu-driver-upgrade-state"
+DRIVER_VERSION_LABEL = "nvidia.com/cuda.driver-version.full"  # GFD, from the loaded driver (NVML)
 GPU_RESOURCE = "nvidia.com/gpu"
 
 # kubelet: a running pod's ConfigMap volume is rewritten on the pod sync loop (1 min by default) plus
@@ -204,6 +205,7 @@ class Cluster:
         elif old.get("driver") is None:
             for node in self.nodes.values():
                 node.labels[DRIVER_STATE_LABEL] = "upgrade-done"  # the upgrade controller's steady state
+                node.labels[DRIVER_VERSION_LABEL] = self._driver_version()
         for node in self.nodes.values():
             if old.get("device-plugin") != hashes["device-plugin"] or not node.dp.running:
                 self.start_operand(node, "dp")
@@ -222,6 +224,7 @@ class Cluster:
         if self.spec is None:
             return
         node.labels[DRIVER_STATE_LABEL] = "upgrade-done"
+        node.labels[DRIVER_VERSION_LABEL] = self._driver_version()
         self._operator_labels(node)
         for kind in ("dp", "gfd", "mps"):
             self.start_operand(node, kind)
@@ -230,6 +233,12 @@ class Cluster:
             self.mig_manager_start(node)
         self.hami_sync(node, restart=True)
         self.settle()
+
+    def _driver_version(self) -> str:
+        """What GFD reports once the driver pod runs: the ClusterPolicy's driver.version (the chart's default
+        unless pinned)."""
+        assert self.spec is not None
+        return str(self.spec["driver"].get("version", ""))
 
     def _operator_labels(self, node: Node) -> None:
         """migManager.config.default all-disabled: a MIG-capable node without the label is labelled
@@ -245,6 +254,7 @@ class Cluster:
         for node in self.nodes.values():
             self.evict(node)
             node.labels[DRIVER_STATE_LABEL] = "upgrade-done"
+            node.labels[DRIVER_VERSION_LABEL] = self._driver_version()
             for kind in ("dp", "gfd", "mps"):
                 self.start_operand(node, kind)
 
