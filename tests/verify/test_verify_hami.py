@@ -30,6 +30,7 @@ from hami_helpers import (
 from verify_helpers import DATA, Files, both, copy_state, item, label, node
 
 from gpustack_gen.cli import main
+from gpustack_gen.compile.hami.values import hami_release
 from gpustack_gen.errors import ExitCode
 from gpustack_gen.verify.backends import VERIFY_BACKENDS, verify_backend
 from gpustack_gen.verify.backends.hami_registration import parse_registration
@@ -220,6 +221,21 @@ def test_a_hami_cluster_that_differs_fails_the_check(
     assert phrase in first.hint
     assert result.exit_code is ExitCode.DIFFERS
     assert check == get(check).ID
+
+
+def test_every_helm_command_verify_prints_adds_hami_s_repository_first(tmp_path: Path) -> None:
+    """A fix command runs where nobody added HAMi's chart repository yet (CI, a colleague's machine)."""
+    release = hami_release(stage())
+    install = f"helm upgrade --install {release.name} {release.reference}"
+    hints = [
+        finding.hint
+        for index, case in enumerate(CASES)
+        for finding in verify_stage(tmp_path / str(index), case.values[1]).findings
+        if install in finding.hint
+    ]
+    assert len(hints) >= 4  # release-pods, capacity-mismatch (memory, split), node-registration
+    for hint in hints:
+        assert hint.count(install) == hint.count(f"{release.repo_add_command()} && {install}"), hint
 
 
 @pytest.mark.parametrize(("devmem", "matches"), [(16384, True), (14746, True), (14745, False), (16385, False)])

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...change.commands import MIG_MANAGER_DAEMONSET
+from ...change.commands import MIG_MANAGER_DAEMONSET, Paths, release_upgrade
 from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET as OPERATOR_PLUGIN_DAEMONSET
 from ...compile.hami.values import (
     DEVICE_PLUGIN_DAEMONSET,
@@ -386,7 +386,7 @@ def _restart_plugin(view: NodeView) -> str:
 
 def _upgrade(view: NodeView) -> str:
     cluster = view.expected.cluster
-    return hami_release(cluster).upgrade_command(f"{view.expected.rendered}/{cluster.name}/{VALUES_FILE}")
+    return release_upgrade(cluster, hami_release(cluster), Paths(rendered=view.expected.rendered))
 
 
 def _gpus_text(devices: list[RegisteredDevice]) -> str:
