@@ -21,6 +21,7 @@ from hami_helpers import (
     advertise,
     annotate,
     operator_plugin_runs,
+    plugin_leaves,
     register,
     scheduler_crashes,
     stage,
@@ -236,6 +237,26 @@ def test_every_helm_command_verify_prints_adds_hami_s_repository_first(tmp_path:
     assert len(hints) >= 4  # release-pods, capacity-mismatch (memory, split), node-registration
     for hint in hints:
         assert hint.count(install) == hint.count(f"{release.repo_add_command()} && {install}"), hint
+
+
+@pytest.mark.parametrize(
+    ("edit", "runs_there"),
+    [
+        pytest.param(unlabelled_node(T4_B), False, id="never-labelled"),
+        pytest.param(both(label(T4_B, "gpu", None), advertise(T4_B, 0)), True, id="label-gone-plugin-still-there"),
+        pytest.param(
+            both(plugin_leaves(T4_B), advertise(T4_B, None), annotate(T4_B, REGISTER, None)),
+            True,
+            id="labelled-plugin-absent",
+        ),
+    ],
+)
+def test_the_no_driver_cause_only_where_hami_s_plugin_runs_or_would(
+    edit: Edit, runs_there: bool, tmp_path: Path
+) -> None:
+    result = verify_stage(tmp_path / "state", edit)
+    (finding,) = [f for f in result.findings if f.check == "gpu-not-advertised"]
+    assert ("HAMi's device plugin gets no driver" in finding.hint) is runs_there
 
 
 @pytest.mark.parametrize(("devmem", "matches"), [(16384, True), (14746, True), (14745, False), (16385, False)])

@@ -198,7 +198,8 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
     usual = []
     if view.state.release is None and labelled:
         usual.append(f"HAMi's device plugin is not running on the node: {_plugin_pods(view)}")
-    usual.append(_no_driver(view))
+    if labelled or pod is not None:  # where HAMi's plugin does not run, it cannot be what lacks the driver
+        usual.append(_no_driver(view))
     return tuple((seen + usual)[:_MAX_CAUSES])
 
 
