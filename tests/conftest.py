@@ -10,6 +10,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# In CI every property test draws the same examples (a failure there is a bug, never bad luck); on a
+# developer's machine they draw new ones each run, which is how new bugs are found.
+settings.register_profile("ci", derandomize=True, database=None)
+settings.register_profile("dev")
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 UPSTREAM_DIR = Path(os.environ.get("GPUSTACK_UPSTREAM_DIR", REPO_ROOT.parent / "shared" / "upstream"))

@@ -210,13 +210,22 @@ def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report
                 f"{sharing.replicas} replicas is more than {sharing.strategy} allows on {gpu.name} (at most {limit})",
                 "a handful of pods per GPU is typical: 2 to 8",
             )
+        # k8s-device-plugin README (MPS): each replica gets 1/N of the memory and compute, as limits the MPS
+        # server applies to its clients; isolation it is not, since the clients share that one server.
+        sharing_risk = (
+            "pods sharing a GPU share its memory, and one pod can run the others out of memory"
+            if sharing.strategy == "time-slicing"
+            else "the MPS server limits each pod to 1/replicas of the GPU's memory and compute, but the pods "
+            "share that server, and a fatal GPU error in one ends the others"
+        )
         report.warn(
             strategy_path,
-            f"{sharing.strategy} on {_pool_name(cluster, pool)} gives no memory isolation: pods sharing "
-            "a GPU share its memory, and one pod can run the others out of memory",
+            f"{sharing.strategy} on {_pool_name(cluster, pool)} gives no memory isolation: {sharing_risk}",
             "use MIG on GPUs that have it for isolation"
             if gpu.mig_capable
-            else "size each pod's GPU memory use to 1/replicas of the GPU",
+            else "size each pod's GPU memory use to 1/replicas of the GPU"
+            if sharing.strategy == "time-slicing"
+            else "keep pods that must not fail together on different GPUs",
         )
     if sharing.strategy == "hami":
         _warn_hami(cluster, pool, origin, strategy_path, report)

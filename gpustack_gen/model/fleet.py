@@ -51,7 +51,8 @@ def canonical_mig_layout(layout: Iterable[tuple[str, int]]) -> MigLayout:
 ISOLATION = {
     "none": "whole GPU per pod",
     "time-slicing": "none: pods sharing a GPU share its memory and compute; one pod can run the others out of memory",
-    "mps": "none for memory: MPS clients share the GPU's memory (each gets 1/replicas of compute)",
+    "mps": "none: the MPS server limits each client to 1/replicas of the GPU's memory and compute, but the clients "
+    "share one MPS server, so a fatal GPU error in one ends the others",
     "mig": "hardware: each MIG device has its own memory and compute slices",
     "hami": "software: HAMi's CUDA interception enforces each pod's GPU memory and compute limits",
 }

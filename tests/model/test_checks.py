@@ -669,8 +669,9 @@ def test_mps_fail_requests_true_before_device_plugin_v0_20_is_a_quiet_no_op() ->
     fleet = load(edit({16: "sharing: {strategy: mps, replicas: 4, failRequestsGreaterThanOne: true}"}))
     assert fleet.clusters[0].pools[0].sharing.fail_requests_greater_than_one is True
     assert [w.message for w in fleet.warnings] == [
-        "mps on pool 'pool' in cluster 'prod' gives no memory isolation: pods sharing a GPU share its memory, and "
-        "one pod can run the others out of memory"
+        "mps on pool 'pool' in cluster 'prod' gives no memory isolation: the MPS server limits each pod to "
+        "1/replicas of the GPU's memory and compute, but the pods share that server, and a fatal GPU error in one "
+        "ends the others"
     ]
 
 
@@ -777,7 +778,7 @@ def test_mps_warns_about_memory_isolation() -> None:
         "fleet.yaml:16:29",
         f"{POOL}.sharing.strategy",
         "mps on pool 'pool' in cluster 'prod' gives no memory isolation",
-        "1/replicas",
+        "different GPUs",
     )
 
 
