@@ -273,6 +273,19 @@ def test_memory_matches_down_to_the_stated_shortfall_and_never_above(
         )
 
 
+def test_the_least_memory_verify_accepts_is_what_capacity_yaml_states(tmp_path: Path) -> None:
+    """One margin for the render's capacity check and for verify: a node that registers the least capacity.yaml
+    promises passes, one MiB less fails."""
+    from gpustack_gen import load_fleet, render
+
+    (capacity,) = render(load_fleet(HAMI_EXAMPLE))["stage/capacity.yaml"].documents
+    (pool,) = capacity["pools"]
+    least = pool["gpuMemoryPerGpuAtLeastMiB"]
+    assert least < pool["gpuMemoryPerGpuMiB"]
+    assert verify_stage(tmp_path / "at", register(T4_B, devmem=least)).exit_code is ExitCode.OK
+    assert verify_stage(tmp_path / "under", register(T4_B, devmem=least - 1)).exit_code is ExitCode.DIFFERS
+
+
 def test_a_wrong_split_is_reported_once_not_again_for_the_registration(tmp_path: Path) -> None:
     result = verify_stage(tmp_path / "state", both(advertise(T4_B, 10), register(T4_B, count=10)))
     assert [(f.check, f.subject, f.expected, f.actual) for f in result.findings] == [

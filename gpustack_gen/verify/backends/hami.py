@@ -36,6 +36,8 @@ from ...compile.operator import operand_daemonsets
 from ...errors import Severity
 from ...model.backends.hami import (
     FULL_CORES,
+    MEMORY_SHORTFALL,
+    MEMORY_SHORTFALL_WHY,
     NODE_LABEL,
     NODE_LABEL_VALUE,
     RESOURCE_CORES,
@@ -57,10 +59,6 @@ PLUGIN = DEVICE_PLUGIN_DAEMONSET.removeprefix("daemonset/")
 PLUGIN_CONTAINER = "device-plugin"  # charts/hami/templates/device-plugin/daemonsetnvidia.yaml
 PLUGIN_COMPONENT = "app.kubernetes.io/component=hami-device-plugin"
 OPERATOR_PLUGIN = OPERATOR_PLUGIN_DAEMONSET.removeprefix("daemonset/")
-# NVML reports less memory than the catalog's nominal size: ECC on GDDR takes 6.25 % (CUDA C++ Best Practices
-# Guide, "ECC"), and the driver reserves some: a 16 GiB T4 shows 15079 to 15360 MiB. 10 % covers both.
-MEMORY_SHORTFALL = 0.10
-MEMORY_SHORTFALL_WHY = "the catalog's memory is nominal, NVML reports up to 10 % less"
 _MAX_CAUSES = 3
 
 UNHEALTHY_HINT = (
