@@ -23,8 +23,7 @@ from ...model.fleet import Cluster, Pool, Workload
 from ..artifact import Artifact
 from ..pod_spec import limits_values as workload_values
 from ..releases import ChartRelease
-from .nodes import node_labels
-from .nodes import pool_labels as _pool_labels
+from .nodes import node_labels, pool_labels
 from .values import RUNTIME_CLASS, hami_release, needs_runtime_class, values_artifact
 
 __all__ = [
@@ -80,10 +79,6 @@ def objects(cluster: Cluster) -> list[Artifact]:
 
 def files(cluster: Cluster) -> list[Artifact]:
     return [values_artifact(cluster), node_labels(cluster)]
-
-
-def pool_labels(cluster: Cluster) -> dict[str, dict[str, str]]:
-    return _pool_labels(cluster)
 
 
 def releases(cluster: Cluster) -> tuple[ChartRelease, ...]:
