@@ -113,6 +113,11 @@ def _gfd_unready(files: Files) -> None:
     item(files, "operator.json", "DaemonSet", "gpu-feature-discovery")["status"]["numberReady"] = 1
 
 
+def _toolkit_unready(files: Files) -> None:
+    """HAMi's device plugin waits for the toolkit (an init container), so verify waits for it too."""
+    item(files, "operator.json", "DaemonSet", "nvidia-container-toolkit-daemonset")["status"]["numberReady"] = 1
+
+
 # check id -> [(edit, [(pool, node, subject, severity)], a phrase the check's first hint holds)]
 HAMI_FAILING: dict[str, list[tuple[Edit, list[tuple[Any, ...]], str]]] = {
     "pool-size": [(_remove_node, [("t4", None, "nodes", "error")], "--selector pool=t4")],
@@ -185,6 +190,11 @@ HAMI_FAILING: dict[str, list[tuple[Edit, list[tuple[Any, ...]], str]]] = {
             "must not run on one node",
         ),
         (_gfd_unready, [(None, None, "DaemonSet gpu-operator/gpu-feature-discovery", "error")], "rollout status"),
+        (
+            _toolkit_unready,
+            [(None, None, "DaemonSet gpu-operator/nvidia-container-toolkit-daemonset", "error")],
+            "rollout status",
+        ),
     ],
     "release-pods": [
         (scheduler_crashes, [(None, None, "Deployment kube-system/hami-scheduler", "error")], "failurePolicy Ignore"),
@@ -430,3 +440,15 @@ def test_a_node_left_out_of_node_names_runs_with_the_chart_s_settings(tmp_path: 
     assert (
         "the node is not in pool t4's nodeNames, so no entry of devicePlugin.nodeConfiguration applies" in finding.hint
     )
+
+
+def test_the_toolkit_is_waited_for_only_where_the_operator_runs_it() -> None:
+    from gpustack_gen import load_fleet
+
+    text = HAMI_EXAMPLE.read_text(encoding="utf-8")
+    assert "toolkit: {enabled: true}" in text
+    without = load_fleet(text.replace("toolkit: {enabled: true}", "toolkit: {enabled: false}")).cluster("stage")
+    assert without is not None
+    backend = VERIFY_BACKENDS["hami"]
+    assert "nvidia-container-toolkit-daemonset" in backend.daemonsets(stage())
+    assert "nvidia-container-toolkit-daemonset" not in backend.daemonsets(without)

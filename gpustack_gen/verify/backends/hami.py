@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...change.commands import MIG_MANAGER_DAEMONSET, Paths, release_upgrade
+from ...change.commands import MIG_MANAGER_DAEMONSET, TOOLKIT_DAEMONSET, Paths, release_upgrade
 from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET as OPERATOR_PLUGIN_DAEMONSET
 from ...compile.hami.values import (
     DEVICE_PLUGIN_DAEMONSET,
@@ -31,6 +31,7 @@ from ...compile.hami.values import (
     VALUES_FILE,
     hami_release,
     needs_runtime_class,
+    waits_for_toolkit,
 )
 from ...compile.operator import operand_daemonsets
 from ...errors import Severity
@@ -80,9 +81,12 @@ ROLES = {
 
 
 def daemonsets(cluster: Cluster) -> tuple[str, ...]:
-    """GPU Feature Discovery (the Operator's device plugin is off), and the mig-manager, which keeps MIG off
-    on MIG-capable GPUs as their ``nvidia.com/mig.config=all-disabled`` label says."""
+    """GPU Feature Discovery (the Operator's device plugin is off); the container toolkit where HAMi's device
+    plugin waits for it; and the mig-manager, which keeps MIG off on MIG-capable GPUs as their
+    ``nvidia.com/mig.config=all-disabled`` label says."""
     names = operand_daemonsets(cluster)
+    if waits_for_toolkit(cluster):
+        names += (TOOLKIT_DAEMONSET,)
     if any(pool.gpu.mig_capable for pool in cluster.pools):
         names += (MIG_MANAGER_DAEMONSET,)
     return tuple(name.removeprefix("daemonset/") for name in names)
@@ -317,7 +321,7 @@ def _plugin_pod_cause(view: NodeView, pod: Pod) -> str:
     if container.init:
         return (
             f"init container {container.name} ({state}) of pod {pod.name} waits for the GPU Operator's toolkit "
-            f"(/run/nvidia/validations/toolkit-ready): see the toolkit pod on the node; {logs}"
+            f"(/run/nvidia/validations/toolkit-ready): see the toolkit pod on the node (and operator-pods); {logs}"
         )
     return f"container {container.name} ({state}) of pod {pod.name} fails: {_no_driver(view)}; {logs}"
 
