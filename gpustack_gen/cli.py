@@ -229,18 +229,39 @@ def schema(kind: str, operator_version: str | None) -> None:
 @main.command()
 @_handle_errors
 def versions() -> None:
-    """List the GPU Operator versions gpustack-gen knows and what each ships.
+    """List the chart versions gpustack-gen knows (GPU Operator, HAMi, NVIDIA DRA driver) and what each gates.
 
-    cdi-on-by-default: whether the chart enables CDI when cdi.enabled is not set (not the cdi.default option).
+    \b
+    operator: the device plugin and MIG manager it ships; cdi-on-by-default: whether the chart enables CDI
+      when cdi.enabled is not set (not the cdi.default option); mps: whether its plugin shares GPUs by MPS.
+    hami: values-keys, how many chart values gpustack-gen may write for that chart.
+    dra-driver: the chart and where it is published (an oci:// registry, or a Helm repository); sharing, the
+      strategies its feature gates allow besides whole GPUs and MIG; kubernetes, the version its
+      prerequisites name (older clusters get a warning).
+    verified: the chart's own files are in the reference data the tests hold gpustack-gen against.
     """
+    from .dra_versions import DRA_VERSIONS
+    from .hami_versions import HAMI_VERSIONS
+    from .validate.hami_keys import VALUES_KEYS
     from .versions import OPERATOR_VERSIONS
+
+    def yes(flag: bool) -> str:
+        return "yes" if flag else "no"
 
     click.echo(f"{'operator':<10} {'device-plugin':<14} {'mig-manager':<12} cdi-on-by-default  mps  verified")
     for v in OPERATOR_VERSIONS:
         click.echo(
-            f"{v.version:<10} {v.device_plugin:<14} {v.mig_manager:<12} "
-            f"{'yes' if v.cdi_enabled_by_default else 'no':<18} {'yes' if v.has_mps else 'no':<4} "
-            f"{'yes' if v.verified else 'no'}"
+            f"{v.version:<10} {v.device_plugin:<14} {v.mig_manager:<12} {yes(v.cdi_enabled_by_default):<18} "
+            f"{yes(v.has_mps):<4} {yes(v.verified)}"
+        )
+    click.echo(f"\n{'hami':<10} {'values-keys':<12} verified")
+    for h in HAMI_VERSIONS:
+        click.echo(f"{h.version:<10} {sum(gate.allows(h) for gate in VALUES_KEYS):<12} {yes(h.verified)}")
+    click.echo(f"\n{'dra-driver':<10} {'chart':<22} {'source':<47} {'sharing':<17} {'kubernetes':<11} verified")
+    for d in DRA_VERSIONS:
+        click.echo(
+            f"{d.version:<10} {d.chart:<22} {d.repository:<47} {','.join(d.sharing) or '-':<17} "
+            f"{d.kubernetes_prerequisite or '-':<11} {yes(d.verified)}"
         )
 
 

@@ -17,6 +17,7 @@ from .versions import find_release
 # (api/nvidia.com/resource/v1beta1/validate.go: a strategy whose gate is off is refused).
 GATE_TIME_SLICING = "TimeSlicingSettings"
 GATE_MPS = "MPSSupport"
+SHARING_GATES = {"time-slicing": GATE_TIME_SLICING, "mps": GATE_MPS}  # fleet sharing strategy -> its gate
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,11 +36,14 @@ class DraDriverVersion:
         return self.repository.startswith("oci://")
 
     @property
-    def chart_reference(self) -> str:
-        """The chart as ``helm upgrade`` takes it: ``oci://.../dra-driver-nvidia-gpu`` or ``nvidia/<chart>``."""
-        if self.oci:
-            return f"{self.repository}/{self.chart}"
-        return f"{NGC_REPOSITORY_NAME}/{self.chart}"
+    def repository_name(self) -> str:
+        """How ``helm repo add`` (NVIDIA's repository) or helmfile (the OCI registry) names the repository."""
+        return K8S_REGISTRY_NAME if self.oci else NGC_REPOSITORY_NAME
+
+    @property
+    def sharing(self) -> tuple[str, ...]:
+        """The fleet's sharing strategies this release can serve beyond whole GPUs and MIG: those whose gate it has."""
+        return tuple(strategy for strategy, gate in SHARING_GATES.items() if gate in self.gates)
 
     @property
     def order(self) -> int:
@@ -50,6 +54,7 @@ class DraDriverVersion:
 NGC_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
 NGC_REPOSITORY_NAME = "nvidia"
 _K8S_REGISTRY = "oci://registry.k8s.io/dra-driver-nvidia/charts"
+K8S_REGISTRY_NAME = "dra-driver-nvidia"
 _GATES_25_12 = frozenset(
     {
         "TimeSlicingSettings",

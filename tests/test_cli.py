@@ -14,7 +14,10 @@ from click.testing import CliRunner, Result
 from gpustack_gen import __version__
 from gpustack_gen.catalog import GPUS, get_gpu
 from gpustack_gen.cli import main
+from gpustack_gen.dra_versions import DRA_VERSIONS, GATE_TIME_SLICING
 from gpustack_gen.errors import InternalError
+from gpustack_gen.hami_versions import HAMI_VERSIONS
+from gpustack_gen.validate.hami_keys import VALUES_KEYS as HAMI_VALUES_KEYS
 from gpustack_gen.versions import OPERATOR_VERSIONS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -269,16 +272,44 @@ def test_schema_prints_the_committed_json_schema() -> None:
     assert printed == json.loads(committed.read_text(encoding="utf-8"))
 
 
-def test_versions_lists_every_known_operator_version() -> None:
+def _version_tables() -> list[list[list[str]]]:
+    """``gpustack-gen versions``: its tables (separated by a blank line), each a list of rows of words."""
     result = run("versions")
     assert result.exit_code == 0
-    lines = result.stdout.splitlines()
+    return [[line.split() for line in table.splitlines()] for table in result.stdout.split("\n\n")]
+
+
+def test_versions_lists_every_known_operator_version() -> None:
+    operator, _, _ = _version_tables()
     # "cdi-on-by-default", not "cdi-default": the column is the chart's default for cdi.enabled, and reads
     # easily as the cdi.default option.
-    assert lines[0].split() == ["operator", "device-plugin", "mig-manager", "cdi-on-by-default", "mps", "verified"]
-    assert [line.split()[0] for line in lines[1:]] == [v.version for v in OPERATOR_VERSIONS]
-    by_version = {line.split()[0]: line.split()[3] for line in lines[1:]}
+    assert operator[0] == ["operator", "device-plugin", "mig-manager", "cdi-on-by-default", "mps", "verified"]
+    assert [row[0] for row in operator[1:]] == [v.version for v in OPERATOR_VERSIONS]
+    by_version = {row[0]: row[3] for row in operator[1:]}
     assert (by_version["v25.3.3"], by_version["v25.10.1"]) == ("no", "yes")
+
+
+def test_versions_lists_the_hami_and_dra_driver_charts_and_what_they_gate() -> None:
+    _, hami, dra = _version_tables()
+    assert hami[0] == ["hami", "values-keys", "verified"]
+    assert hami[1:] == [
+        [v.version, str(sum(gate.allows(v) for gate in HAMI_VALUES_KEYS)), "yes" if v.verified else "no"]
+        for v in HAMI_VERSIONS
+    ]
+    assert dra[0] == ["dra-driver", "chart", "source", "sharing", "kubernetes", "verified"]
+    assert [row[0] for row in dra[1:]] == [v.version for v in DRA_VERSIONS]  # release order, not numeric
+    rows = {row[0]: row for row in dra[1:]}
+    assert rows["25.12.0"][1:3] == ["nvidia-dra-driver-gpu", "https://helm.ngc.nvidia.com/nvidia"]
+    assert rows["0.4.1"][1:] == [
+        "dra-driver-nvidia-gpu",
+        "oci://registry.k8s.io/dra-driver-nvidia/charts",
+        "time-slicing,mps",  # TimeSlicingSettings and MPSSupport, the gates a shared pool's DeviceClass needs
+        "1.34.2",
+        "yes",
+    ]
+    for release in DRA_VERSIONS:
+        assert {"time-slicing", "mps"} >= set(rows[release.version][3].split(","))
+        assert ("time-slicing" in rows[release.version][3]) == (GATE_TIME_SLICING in release.gates)
 
 
 def test_gpus_lists_the_catalog() -> None:

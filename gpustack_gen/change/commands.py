@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from ..compile.artifact import (
     DEVICE_PLUGIN_DAEMONSET,
-    GFD_DAEMONSET,
     MIG_CONFIG_LABEL,
     MIG_CONFIG_STATE_LABEL,
     device_plugin_daemonsets,
@@ -128,11 +127,11 @@ def operator_install(cluster: Cluster, paths: Paths) -> str:
 
 
 def release_upgrade(cluster: Cluster, release: ChartRelease, paths: Paths) -> str:
-    """A backend's own chart (HAMi), installed or upgraded with its rendered values file, its repository added
-    first: the command may run where nobody added it (CI, a colleague's machine). Adding a name again with the
-    same URL does nothing (helm v3 ``cmd/helm/repo_add.go``), and the update fetches the pinned version's index."""
-    upgrade = release.upgrade_command(paths.rendered_file(cluster, release.values_file))
-    return f"{release.repo_add_command()} && {upgrade}"
+    """A backend's own chart (HAMi, the DRA driver), installed or upgraded with its rendered values file, its
+    repository added first (an OCI chart needs none): the command may run where nobody added it (CI, a
+    colleague's machine). Adding a name again with the same URL does nothing (helm v3 ``cmd/helm/repo_add.go``),
+    and the update fetches the pinned version's index."""
+    return " && ".join(release.install_commands(paths.rendered_file(cluster, release.values_file)))
 
 
 def release_uninstall(release: ChartRelease) -> str:
@@ -171,12 +170,12 @@ def rollout_status(cluster: Cluster, *daemonsets: str, timeout: str = "20m") -> 
     return " && ".join(f"kubectl rollout status -n {namespace} {ds} --timeout={timeout}" for ds in daemonsets)
 
 
-def restart_device_plugin(cluster: Cluster, uses_mps: bool) -> str:
-    return f"kubectl rollout restart -n {cluster.operator.namespace} {' '.join(device_plugin_daemonsets(uses_mps))}"
+def restart_device_plugin(cluster: Cluster, mps_daemon: bool) -> str:
+    return f"kubectl rollout restart -n {cluster.operator.namespace} {' '.join(device_plugin_daemonsets(mps_daemon))}"
 
 
-def device_plugin_rollout(cluster: Cluster) -> str:
-    return rollout_status(cluster, DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET)
+def device_plugin_rollout(cluster: Cluster, mps_daemon: bool) -> str:
+    return rollout_status(cluster, *device_plugin_daemonsets(mps_daemon))
 
 
 def drain(pool: Pool) -> str:
@@ -254,13 +253,21 @@ def show_driver_versions() -> str:
     return f"kubectl get nodes --selector {GPU_NODES} -L {DRIVER_UPGRADE_STATE_LABEL} -L nvidia.com/cuda.driver-version.full"
 
 
-def wait_nodes_gone(pool: Pool) -> str:
-    return f"kubectl wait --for=delete nodes --selector {shlex.quote(selector(pool))} --timeout=60m"
+def wait_nodes_gone(pool: Pool, *, cordoned_only: bool = False) -> str:
+    """Waits until the pool's nodes are deleted; ``cordoned_only``: its drained ones, while new nodes carrying the
+    same labels join (a field selector on spec.unschedulable, which the API server supports for nodes)."""
+    cordoned = " --field-selector spec.unschedulable=true" if cordoned_only else ""
+    return f"kubectl wait --for=delete nodes --selector {shlex.quote(selector(pool))}{cordoned} --timeout=60m"
 
 
 def nodes_labelled(label: str, value: str) -> str:
     """Lists the nodes that still carry ``label=value``: the step needs it to print none."""
     return f"kubectl get nodes --selector {shlex.quote(f'{label}={value}')} -o name"
+
+
+def no_nodes_labelled(label: str, value: str) -> str:
+    """Fails while a node carries ``label=value`` (``kubectl get`` exits 0 on an empty list)."""
+    return f'test -z "$({nodes_labelled(label, value)})"'
 
 
 def helm_workload(cluster: Cluster, workload: Workload, release: HelmRelease, paths: Paths) -> str:
@@ -284,11 +291,11 @@ def show_workload(workload: Workload) -> str:
 
 
 def dra_driver_upgrade(cluster: Cluster, paths: Paths) -> str:
-    return dra_driver.helm_upgrade_command(cluster, paths.rendered_file(cluster, dra_driver.VALUES_FILE))
+    return release_upgrade(cluster, dra_driver.dra_release(cluster), paths)
 
 
 def dra_driver_uninstall(cluster: Cluster) -> str:
-    return f"helm uninstall {dra_driver.RELEASE_NAME} --namespace {cluster.dra.namespace}"
+    return release_uninstall(dra_driver.dra_release(cluster))
 
 
 def show_dra_driver(cluster: Cluster) -> str:

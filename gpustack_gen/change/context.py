@@ -9,8 +9,18 @@ from ..compile.backends import backend_of
 from ..compile.gpu_operator.config_names import ConfigNames, config_names
 from ..compile.operator import clusterpolicy_patch, operator_settings
 from ..compile.workloads import workload_values
-from ..model.fleet import Cluster, Pool, Workload
+from ..model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool, Workload
 from .commands import Paths
+
+
+def _effective(config: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What a device-plugin config does: the Operator sets MIG_STRATEGY, which overrides flags.migStrategy
+    (the mig-strategy rule covers that change)."""
+    return None if config is None else {k: v for k, v in config.items() if k != "flags"}
+
+
+def _is_mps(config: dict[str, Any] | None) -> bool:
+    return config is not None and "mps" in config.get("sharing", {})
 
 
 class ClusterChange:
@@ -64,6 +74,22 @@ class ClusterChange:
         """Pools on both sides, in the new order."""
         return [(self.old_pools[name], pool) for name, pool in self.new_pools.items() if name in self.old_pools]
 
+    @cached_property
+    def renamed_pools(self) -> list[tuple[Pool, Pool]]:
+        """A pool that leaves and one that joins with the same nodeSelector: the same nodes, under a new name."""
+        joined = [pool for name, pool in self.new_pools.items() if name not in self.old_pools]
+        return [
+            (before, after)
+            for name, before in self.old_pools.items()
+            if name not in self.new_pools
+            for after in joined
+            if after.node_selector == before.node_selector
+        ]
+
+    def renamed(self, name: str) -> bool:
+        """The pool (by its old or new name) is one side of a rename."""
+        return any(name in (before.name, after.name) for before, after in self.renamed_pools)
+
     def pool_index(self, name: str | None) -> int:
         """Where a pool sorts in a runbook: new pools in their order, then the pools that leave."""
         order = [*self.new_pools, *(n for n in self.old_pools if n not in self.new_pools)]
@@ -87,6 +113,45 @@ class ClusterChange:
             operator_settings(new),
         )
         return values[0] != values[1] or old.operator.release != new.operator.release
+
+    @cached_property
+    def device_plugin_changes(self) -> list[tuple[Pool, Pool]]:
+        """Pools on both sides whose device-plugin config (under its stable key) does something else."""
+        old_configs, new_configs = self.old_names.device_plugin_configs, self.new_names.device_plugin_configs
+        return [
+            (before, after)
+            for before, after in self.common_pools
+            if _effective(old_configs.get(before.name)) != _effective(new_configs.get(after.name))
+        ]
+
+    @cached_property
+    def default_device_plugin_changes(self) -> bool:
+        """The config unlabelled nodes get (key ``any``) does something else."""
+        before = self.old_names.device_plugin_configs[DEFAULT_DEVICE_PLUGIN_KEY]
+        after = self.new_names.device_plugin_configs[DEFAULT_DEVICE_PLUGIN_KEY]
+        return _effective(before) != _effective(after)
+
+    @cached_property
+    def mps_config_changes(self) -> bool:
+        """A changed config is (or was) MPS's: its control daemon must restart to load it."""
+        old_configs, new_configs = self.old_names.device_plugin_configs, self.new_names.device_plugin_configs
+        keys = [after.name for _, after in self.device_plugin_changes]
+        if self.default_device_plugin_changes:
+            keys.append(DEFAULT_DEVICE_PLUGIN_KEY)
+        return any(_is_mps(old_configs.get(key)) or _is_mps(new_configs.get(key)) for key in keys)
+
+    def device_plugin_rolls(self) -> bool:
+        """The Operator re-renders the device plugin's DaemonSet, GFD's and the MPS daemon's, which then roll: a
+        new plugin version, config name or default, MIG strategy or CDI setting (gpu-operator
+        ``controllers/object_controls.go`` handleDevicePluginConfig, applyMIGConfiguration, transformForRuntime)."""
+
+        def inputs(cluster: Cluster) -> tuple[Any, ...]:
+            settings = operator_settings(cluster)
+            plugin = settings.get("devicePlugin", {})
+            return (cluster.operator.release.device_plugin, plugin, settings.get("mig"), settings.get("cdi"))
+
+        old, new = self.both
+        return inputs(old) != inputs(new)
 
     def workload_values(self, cluster: Cluster, workload: Workload) -> dict[str, Any]:
         return workload_values(cluster, workload)

@@ -31,7 +31,7 @@ class Action(StrEnum):
 
     APPLY_CONFIGMAPS = "apply-configmaps"
     OPERATOR = "operator"
-    BACKEND = "backend"  # helm upgrade or uninstall of a device backend's own chart (HAMi)
+    BACKEND = "backend"  # helm upgrade or uninstall of a device backend's own chart (HAMi, the DRA driver)
     LABEL_NODES = "label-nodes"
     RESTART_DEVICE_PLUGIN = "restart-device-plugin"
     DRAIN = "drain"
@@ -39,7 +39,6 @@ class Action(StrEnum):
     UNCORDON = "uncordon"
     UPDATE_WORKLOADS = "update-workloads"
     PRUNE = "prune"
-    DRA_DRIVER = "dra-driver"  # helm upgrade (or uninstall) of the NVIDIA DRA driver
 
 
 class Phase(IntEnum):
@@ -48,7 +47,9 @@ class Phase(IntEnum):
     CHECK = 0  # confirm a precondition (no node still carries a retired label)
     APPLY = 1  # the ConfigMaps (with Argo CD or Flux: the sync)
     SYNC = 2  # wait until the kubelet has synced the ConfigMap volumes into the operand pods
-    FIRST_LABELS = 3  # a new cluster's nodes, labelled before the Operator's first reconcile
+    FIRST_LABELS = (
+        3  # labels later steps find nodes by: a new cluster's (before the Operator's first reconcile), a new selector's
+    )
     DRAIN = 4  # pools whose GPUs are repartitioned or whose resource names change
     OPERATOR = 5  # helm upgrade or the ClusterPolicy patch
     OPERATOR_WAIT = 6

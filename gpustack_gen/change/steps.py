@@ -43,8 +43,10 @@ def mig_sync(cluster: Cluster, config: str, rule: str, pool: str | None = None) 
     return volume_sync(cluster, commands.assert_mig_config(cluster, config), rule, pool)
 
 
-def operator(change: ClusterChange, reason: str, rule: str, *, new_chart_version: bool = False) -> Step:
-    _, new = change.both
+def operator(change: ClusterChange, reason: str, rule: str) -> Step:
+    """The Operator's step; every rule that needs it builds the same command, so the plan runs it once (a new
+    chart version adds the CRD upgrade's ``--disable-openapi-validation`` whichever rule asks)."""
+    old, new = change.both
     how = (
         "the merge patch of the installed ClusterPolicy (operator.install: external)"
         if new.operator.install == "external"
@@ -53,7 +55,9 @@ def operator(change: ClusterChange, reason: str, rule: str, *, new_chart_version
     )
     return Step(
         Action.OPERATOR,
-        commands.operator_update(new, change.paths, new_chart_version=new_chart_version),
+        commands.operator_update(
+            new, change.paths, new_chart_version=old.operator.release.version != new.operator.release.version
+        ),
         commands.wait_cluster_policy_ready(),
         f"{reason}: {how}",
         None,
@@ -87,15 +91,15 @@ def rollout_wait(cluster: Cluster, daemonsets: tuple[str, ...], reason: str, rul
     )
 
 
-def restart_device_plugin(change: ClusterChange, reason: str, rule: str, pool: str | None = None) -> Step:
+def restart_device_plugin(change: ClusterChange, reason: str, rule: str, *, mps_daemon: bool) -> Step:
+    """``mps_daemon``: a changed config is MPS's, so its control daemon restarts too (on every MPS node)."""
     _, new = change.both
-    uses_mps = change.old_names.uses_mps or change.new_names.uses_mps
     return Step(
         Action.RESTART_DEVICE_PLUGIN,
-        commands.restart_device_plugin(new, uses_mps),
-        commands.device_plugin_rollout(new),
+        commands.restart_device_plugin(new, mps_daemon),
+        commands.device_plugin_rollout(new, mps_daemon),
         reason,
-        pool,
+        None,
         rule,
         Phase.RESTART,
     )
@@ -145,6 +149,20 @@ def mig_success(pool: Pool, rule: str) -> Step:
         rule,
         Phase.SETTLE,
     )
+
+
+def label_new_nodes(change: ClusterChange, pool: Pool, reason: str, rule: str) -> list[Step]:
+    """New nodes of a pool get its labels; on MIG GPUs the MIG config is set as a relabel (which clears a state
+    the Operator's default config left) and waited for."""
+    labels: dict[str, str | None] = dict(change.new_labels[pool.name])
+    config = labels.pop(MIG_CONFIG_LABEL, None)
+    plan = [label_nodes(pool, labels, reason, rule)] if labels else []
+    if config is not None:
+        plan += [
+            relabel_mig(pool, config, f"set nvidia.com/mig.config={config} where the template did not", rule),
+            mig_success(pool, rule),
+        ]
+    return plan
 
 
 def mig_relabel(change: ClusterChange, pool: Pool, config: str, rule: str, settle: Step) -> list[Step]:

@@ -12,8 +12,12 @@ drift apart. Ordering, where each tool does it:
   manager, long after the release is installed; install and upgrade are retried;
 - helmfile applies the Namespace and ConfigMaps in a ``presync`` hook.
 
-A backend's own Helm releases (HAMi's chart) get the same wrappers beside the Operator's, after it: Argo CD
-sync wave 2, a Flux ``dependsOn`` on the Operator's HelmRelease, helmfile ``needs``.
+A backend's own Helm releases (HAMi's chart, the DRA driver's) get the same wrappers beside the Operator's,
+after it: Argo CD sync wave 2, a Flux ``dependsOn`` on the Operator's HelmRelease, helmfile ``needs``. A chart
+published by OCI (the DRA driver from 0.4.0, on registry.k8s.io) is an Argo CD OCI source (``repoURL:
+oci://...``, ``path: .``; Argo CD 3.1 and later), a Flux ``OCIRepository`` the HelmRelease names by
+``chartRef``, and a helmfile repository with ``oci: true``. A repository two charts share (NVIDIA's, for the
+Operator and the DRA driver 25.12.0) is declared once.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from ..model.fleet import WRAP_TARGETS, Cluster
 from .artifact import MANAGED_BY, Artifact
 from .backends import backend_of
 from .operator import CHART, HELM_REPOSITORY, HELM_REPOSITORY_NAME, RELEASE_NAME, VALUES_FILE, operator_settings
-from .releases import ChartRelease
+from .releases import OCI_SCHEME, ChartRelease
 
 ARGOCD_FILE = "argocd-application.yaml"
 FLUX_FILE = "flux-helmrelease.yaml"
@@ -147,6 +151,7 @@ def argocd_application(cluster: Cluster) -> Artifact:
     notes += [
         f"Application {r.name}-{cluster.name}: chart {r.chart} {r.version} from {r.repository_url} with the values of "
         f"{r.values_file}, sync wave {BACKEND_SYNC_WAVE} (after the Operator)."
+        + (" An OCI source: Argo CD 3.1 or newer." if r.oci else "")
         for r in backend_releases
     ]
     if not settings.automated:
@@ -181,11 +186,15 @@ def _release_application(cluster: Cluster, release: ChartRelease) -> dict[str, A
     settings = cluster.delivery.argocd
     destination: dict[str, Any] = {"name": settings.name} if settings.name is not None else {"server": settings.server}
     destination["namespace"] = release.namespace
+    # An OCI chart is an OCI source: its URL names the chart, and path "." takes the whole chart (Argo CD
+    # user-guide/oci.md: "In the case of OCI Helm charts ... the path should always be set to .").
+    chart = {"path": "."} if release.oci else {"chart": release.chart}
+    source_url = release.reference if release.oci else release.repository_url
     spec: dict[str, Any] = {
         "project": settings.project,
         "source": {
-            "repoURL": release.repository_url,
-            "chart": release.chart,
+            "repoURL": source_url,
+            **chart,
             "targetRevision": release.version,
             "helm": {"releaseName": release.name, "valuesObject": release.values},
         },
@@ -198,7 +207,6 @@ def _release_application(cluster: Cluster, release: ChartRelease) -> dict[str, A
 def flux_helmrelease(cluster: Cluster) -> Artifact:
     release = cluster.operator.release
     settings = cluster.delivery.flux
-    metadata = {"namespace": settings.namespace, "labels": dict(MANAGED_BY)}
     release_spec: dict[str, Any] = {
         "interval": settings.interval,
         "releaseName": settings.release_name,
@@ -207,17 +215,7 @@ def flux_helmrelease(cluster: Cluster) -> Artifact:
     }
     if settings.source == "oci":
         assert settings.url is not None  # checked when the fleet was loaded
-        source: dict[str, Any] = {
-            "apiVersion": "source.toolkit.fluxcd.io/v1",
-            "kind": "OCIRepository",
-            "metadata": {"name": CHART, **metadata},
-            "spec": {
-                "interval": settings.interval,
-                "url": settings.url,
-                "ref": {"tag": release.version},
-                "layerSelector": {"mediaType": HELM_CHART_LAYER, "operation": "copy"},
-            },
-        }
+        source = _oci_repository(cluster, CHART, settings.url, release.version)
         release_spec["chartRef"] = {"kind": "OCIRepository", "name": CHART}
         origin = [
             f"OCIRepository {CHART} ({settings.url}, tag {release.version}). NVIDIA documents no OCI location for",
@@ -225,12 +223,7 @@ def flux_helmrelease(cluster: Cluster) -> Artifact:
         ]
     else:
         url = settings.url or HELM_REPOSITORY
-        source = {
-            "apiVersion": "source.toolkit.fluxcd.io/v1",
-            "kind": "HelmRepository",
-            "metadata": {"name": HELM_REPOSITORY_NAME, **metadata},
-            "spec": {"interval": settings.interval, "url": url},
-        }
+        source = _helm_repository(cluster, HELM_REPOSITORY_NAME, url)
         release_spec["chart"] = {
             "spec": {
                 "chart": CHART,
@@ -249,7 +242,7 @@ def flux_helmrelease(cluster: Cluster) -> Artifact:
     helm_release = {
         "apiVersion": "helm.toolkit.fluxcd.io/v2",
         "kind": "HelmRelease",
-        "metadata": {"name": RELEASE_NAME, **metadata},
+        "metadata": {"name": RELEASE_NAME, **_flux_metadata(cluster)},
         "spec": release_spec,
     }
     notes = [
@@ -262,47 +255,87 @@ def flux_helmrelease(cluster: Cluster) -> Artifact:
     ]
     documents: list[dict[str, Any]] = [source, helm_release]
     for backend_release in backend_of(cluster).releases(cluster):
-        documents += _flux_release(cluster, backend_release)
+        source_text = _flux_release(cluster, backend_release, documents)
         notes.append(
-            f"HelmRepository {backend_release.repository_name} and HelmRelease {backend_release.name} (chart "
-            f"{backend_release.chart} {backend_release.version}, values of {backend_release.values_file}), "
-            f"after the Operator's (dependsOn {RELEASE_NAME})."
+            f"{source_text} and HelmRelease {backend_release.name} (chart {backend_release.chart} "
+            f"{backend_release.version}, values of {backend_release.values_file}), after the Operator's (dependsOn "
+            f"{RELEASE_NAME})."
         )
     return Artifact(FLUX_FILE, "flux-helmrelease", tuple(documents), tuple(notes))
 
 
-def _flux_release(cluster: Cluster, release: ChartRelease) -> list[dict[str, Any]]:
-    settings = cluster.delivery.flux
-    metadata = {"namespace": settings.namespace, "labels": dict(MANAGED_BY)}
-    source = {
+def _flux_metadata(cluster: Cluster) -> dict[str, Any]:
+    return {"namespace": cluster.delivery.flux.namespace, "labels": dict(MANAGED_BY)}
+
+
+def _helm_repository(cluster: Cluster, name: str, url: str) -> dict[str, Any]:
+    return {
         "apiVersion": "source.toolkit.fluxcd.io/v1",
         "kind": "HelmRepository",
-        "metadata": {"name": release.repository_name, **metadata},
-        "spec": {"interval": settings.interval, "url": release.repository_url},
+        "metadata": {"name": name, **_flux_metadata(cluster)},
+        "spec": {"interval": cluster.delivery.flux.interval, "url": url},
     }
-    helm_release = {
-        "apiVersion": "helm.toolkit.fluxcd.io/v2",
-        "kind": "HelmRelease",
-        "metadata": {"name": release.name, **metadata},
+
+
+def _oci_repository(cluster: Cluster, name: str, url: str, tag: str) -> dict[str, Any]:
+    """The chart ``url`` names at ``tag``, its chart layer only (Flux pulls it as the HelmRelease's chartRef)."""
+    return {
+        "apiVersion": "source.toolkit.fluxcd.io/v1",
+        "kind": "OCIRepository",
+        "metadata": {"name": name, **_flux_metadata(cluster)},
         "spec": {
-            "interval": settings.interval,
-            "releaseName": release.name,
-            "targetNamespace": release.namespace,
-            "storageNamespace": release.namespace,
-            "chart": {
-                "spec": {
-                    "chart": release.chart,
-                    "version": release.version,
-                    "sourceRef": {"kind": "HelmRepository", "name": release.repository_name},
-                }
-            },
-            "dependsOn": [{"name": RELEASE_NAME}],
-            "install": {"createNamespace": True, "remediation": {"retries": REMEDIATION_RETRIES}},
-            "upgrade": {"remediation": {"retries": REMEDIATION_RETRIES}},
-            "values": release.values,
+            "interval": cluster.delivery.flux.interval,
+            "url": url,
+            "ref": {"tag": tag},
+            "layerSelector": {"mediaType": HELM_CHART_LAYER, "operation": "copy"},
         },
     }
-    return [source, helm_release]
+
+
+def _flux_release(cluster: Cluster, release: ChartRelease, documents: list[dict[str, Any]]) -> str:
+    """Appends the release's source (unless an equal one is there already) and HelmRelease to ``documents``; the
+    source in words, for the notes. A source named as another one that differs (the Operator's repository on a
+    mirror) is named after the release instead."""
+    settings = cluster.delivery.flux
+    if release.oci:
+        source = _oci_repository(cluster, release.chart, release.reference, release.version)
+    else:
+        source = _helm_repository(cluster, release.repository_name, release.repository_url)
+    kind, name = source["kind"], source["metadata"]["name"]
+    taken = next((d for d in documents if (d["kind"], d["metadata"]["name"]) == (kind, name)), None)
+    if taken is not None and taken != source:
+        name = source["metadata"]["name"] = release.name
+    if taken != source:
+        documents.append(source)
+    chart: dict[str, Any] = (
+        {"chartRef": {"kind": kind, "name": name}}
+        if release.oci
+        else {
+            "chart": {
+                "spec": {"chart": release.chart, "version": release.version, "sourceRef": {"kind": kind, "name": name}}
+            }
+        }
+    )
+    documents.append(
+        {
+            "apiVersion": "helm.toolkit.fluxcd.io/v2",
+            "kind": "HelmRelease",
+            "metadata": {"name": release.name, **_flux_metadata(cluster)},
+            "spec": {
+                "interval": settings.interval,
+                "releaseName": release.name,
+                "targetNamespace": release.namespace,
+                "storageNamespace": release.namespace,
+                **chart,
+                "dependsOn": [{"name": RELEASE_NAME}],
+                "install": {"createNamespace": True, "remediation": {"retries": REMEDIATION_RETRIES}},
+                "upgrade": {"remediation": {"retries": REMEDIATION_RETRIES}},
+                "values": release.values,
+            },
+        }
+    )
+    shared = " (the Operator's)" if taken == source else ""
+    return f"{kind} {name}{shared}"
 
 
 def helmfile(cluster: Cluster, objects: list[Artifact]) -> Artifact:
@@ -312,11 +345,13 @@ def helmfile(cluster: Cluster, objects: list[Artifact]) -> Artifact:
     for artifact in objects:
         apply_args += ["-f", artifact.path]
     backend_releases = backend_of(cluster).releases(cluster)
+    repositories = [{"name": HELM_REPOSITORY_NAME, "url": HELM_REPOSITORY}]
+    for r in backend_releases:
+        entry = _helmfile_repository(r)
+        if entry not in repositories:
+            repositories.append(entry)
     document = {
-        "repositories": [
-            {"name": HELM_REPOSITORY_NAME, "url": HELM_REPOSITORY},
-            *({"name": r.repository_name, "url": r.repository_url} for r in backend_releases),
-        ],
+        "repositories": repositories,
         "releases": [
             {
                 "name": RELEASE_NAME,
@@ -332,7 +367,7 @@ def helmfile(cluster: Cluster, objects: list[Artifact]) -> Artifact:
                     "name": r.name,
                     "namespace": r.namespace,
                     "createNamespace": True,
-                    "chart": r.reference,
+                    "chart": f"{r.repository_name}/{r.chart}",
                     "version": r.version,
                     "values": [r.values_file],
                     "needs": [f"{cluster.operator.namespace}/{RELEASE_NAME}"],
@@ -361,6 +396,14 @@ def helmfile(cluster: Cluster, objects: list[Artifact]) -> Artifact:
             ),
         ),
     )
+
+
+def _helmfile_repository(release: ChartRelease) -> dict[str, Any]:
+    """helmfile names an OCI registry by its host and path, without the scheme, and marks it ``oci: true``; its
+    charts are ``<name>/<chart>`` as in any repository (helmfile docs/configuration.md)."""
+    if release.oci:
+        return {"name": release.repository_name, "url": release.repository_url.removeprefix(OCI_SCHEME), "oci": True}
+    return {"name": release.repository_name, "url": release.repository_url}
 
 
 def delivery_artifacts(cluster: Cluster, targets: tuple[str, ...], objects: list[Artifact]) -> list[Artifact]:

@@ -1,7 +1,10 @@
-"""Helm releases a device backend installs beside the GPU Operator (HAMi's chart), and their command.
+"""Helm releases a device backend installs beside the GPU Operator (HAMi's chart, the DRA driver's), and their
+commands.
 
-One description serves the values file's header, ``plan``'s install and upgrade steps and the GitOps
-wrappers, so that they name the same chart, version, namespace and values.
+One description serves the values file's header, ``plan``'s install and upgrade steps, ``verify``'s fixes and
+the GitOps wrappers, so that they name the same chart, version, namespace and values. A chart comes from a
+Helm repository (``helm repo add``, then ``<repository>/<chart>``) or from an OCI registry (``oci://...``,
+named in full, nothing to add first: Helm 3.8 and later).
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+OCI_SCHEME = "oci://"
+
 
 @dataclass(frozen=True)
 class ChartRelease:
@@ -17,8 +22,8 @@ class ChartRelease:
 
     name: str  # the Helm release name
     chart: str
-    repository_name: str  # as in `helm repo add <name> <url>`
-    repository_url: str
+    repository_name: str  # as in `helm repo add <name> <url>`, and how helmfile names the repository
+    repository_url: str  # https://... for a Helm repository; oci://<registry>/<path> for charts in a registry
     version: str
     namespace: str
     values_file: str  # the rendered file holding ``values``, relative to the cluster folder
@@ -26,10 +31,18 @@ class ChartRelease:
     rollouts: tuple[str, ...] = ()  # what rolls out once it is installed, for `kubectl rollout status`
 
     @property
-    def reference(self) -> str:
-        return f"{self.repository_name}/{self.chart}"
+    def oci(self) -> bool:
+        return self.repository_url.startswith(OCI_SCHEME)
 
-    def repo_add_command(self) -> str:
+    @property
+    def reference(self) -> str:
+        """The chart as ``helm upgrade`` takes it: ``<repository>/<chart>``, or its OCI URL."""
+        return f"{self.repository_url}/{self.chart}" if self.oci else f"{self.repository_name}/{self.chart}"
+
+    def repo_add_command(self) -> str | None:
+        """What makes ``reference`` resolvable; None for an OCI chart, which Helm pulls by its URL."""
+        if self.oci:
+            return None
         return f"helm repo add {self.repository_name} {self.repository_url} && helm repo update"
 
     def upgrade_command(self, values_path: str | None = None) -> str:
@@ -39,6 +52,11 @@ class ChartRelease:
             f"helm upgrade --install {self.name} {self.reference} --namespace {self.namespace} --create-namespace "
             f"--version {self.version} --values {shlex.quote(values_path or self.values_file)}"
         )
+
+    def install_commands(self, values_path: str | None = None) -> tuple[str, ...]:
+        """``helm repo add`` where the chart needs it, then ``helm upgrade --install``: a values file's header."""
+        add = self.repo_add_command()
+        return (*((add,) if add else ()), self.upgrade_command(values_path))
 
     def uninstall_command(self) -> str:
         return f"helm uninstall {self.name} --namespace {self.namespace} --wait"

@@ -101,7 +101,46 @@ class Pod:
         return self.phase == "Running" and all(c.ready for c in self.containers if not c.init)
 
 
-KubeObject = Node | ConfigMap | ClusterPolicy | DaemonSet | Deployment | Pod
+@dataclass(frozen=True)
+class Device:
+    """One device a ResourceSlice publishes: its name, attributes and capacity, and what taints it."""
+
+    name: str
+    attributes: dict[str, str]  # name -> value as text; the driver's own domain is left out (gpu.nvidia.com/type: type)
+    capacity: dict[str, str]  # name -> quantity
+    taints: tuple[str, ...] = ()  # key=value:Effect (DeviceTaint)
+
+
+@dataclass(frozen=True)
+class ResourceSlice:
+    """A DRA driver's devices on a node (resource.k8s.io), one slice of a pool: its pool's generation and size."""
+
+    name: str
+    driver: str
+    node_name: str | None  # spec.nodeName; None: the pool is not a node's
+    pool: str
+    generation: int
+    slice_count: int  # spec.pool.resourceSliceCount: the slices of the pool at that generation
+    devices: tuple[Device, ...]
+    where: Where
+
+
+@dataclass(frozen=True)
+class DraObject:
+    """A DeviceClass, ResourceClaimTemplate or ResourceClaim (resource.k8s.io), as the cluster holds it."""
+
+    kind: str
+    api_version: str
+    name: str
+    namespace: str | None
+    spec: dict[str, Any]
+    labels: dict[str, str]
+    where: Where
+    reserved_for: int = 0  # a ResourceClaim's status.reservedFor: the pods that use it
+    allocated_on: tuple[str, ...] = ()  # a ResourceClaim's status.allocation: the pools (nodes) of its devices
+
+
+KubeObject = Node | ConfigMap | ClusterPolicy | DaemonSet | Deployment | Pod | ResourceSlice | DraObject
 Reader = Callable[[dict[str, Any], Where], "KubeObject | str"]
 
 
@@ -259,6 +298,91 @@ def _container(status: dict[str, Any], init: bool) -> ContainerState:
     )
 
 
+def _attribute(value: Any) -> str | None:
+    """A DeviceAttribute (exactly one of string, version, int, bool) as text."""
+    if not isinstance(value, dict):
+        return None
+    for key in ("string", "version", "int", "bool"):
+        if key in value and value[key] is not None:
+            found = value[key]
+            return ("true" if found else "false") if isinstance(found, bool) else str(found)
+    return None
+
+
+def _device(data: Any, driver: str, nested: bool) -> Device | None:
+    """A device of a slice; ``nested``: v1beta1, whose attributes and capacity sit under ``basic``."""
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        return None
+    body = _mapping(data, "basic") if nested else data
+    attributes = {}
+    for key, value in _mapping(body, "attributes").items():
+        text = _attribute(value)
+        if text is not None:
+            attributes[str(key).removeprefix(f"{driver}/")] = text
+    capacity = {
+        str(key): str(value["value"]) if isinstance(value, dict) and "value" in value else str(value)
+        for key, value in _mapping(body, "capacity").items()
+    }
+    taints = tuple(
+        f"{t.get('key')}" + (f"={t['value']}" if t.get("value") else "") + f":{t.get('effect')}"
+        for t in body.get("taints") or []
+        if isinstance(t, dict)
+    )
+    return Device(data["name"], attributes, capacity, taints)
+
+
+def _resourceslice_reader(nested: bool) -> Reader:
+    def read_resourceslice(data: dict[str, Any], where: Where) -> ResourceSlice | str:
+        meta = metadata(data)
+        name = meta.get("name")
+        spec = _mapping(data, "spec")
+        driver = spec.get("driver")
+        pool = _mapping(spec, "pool")
+        if not isinstance(name, str) or not isinstance(driver, str) or not isinstance(pool.get("name"), str):
+            return "a ResourceSlice without metadata.name, spec.driver or spec.pool.name"
+        devices = [_device(d, driver, nested) for d in spec.get("devices") or []]
+        if any(d is None for d in devices):
+            return f"ResourceSlice {name}: a device without a name"
+        return ResourceSlice(
+            name=name,
+            driver=driver,
+            node_name=_text(spec.get("nodeName")),
+            pool=pool["name"],
+            generation=_count(pool.get("generation")),
+            slice_count=_count(pool.get("resourceSliceCount")) or 1,
+            devices=tuple(d for d in devices if d is not None),
+            where=where,
+        )
+
+    return read_resourceslice
+
+
+def read_dra_object(data: dict[str, Any], where: Where) -> DraObject | str:
+    meta = metadata(data)
+    name, kind = meta.get("name"), str(data.get("kind"))
+    spec = data.get("spec")
+    if not isinstance(name, str) or not name or not isinstance(spec, dict):
+        return f"a {kind} without metadata.name or spec"
+    status = _mapping(data, "status")
+    results = _mapping(_mapping(status, "allocation"), "devices").get("results") or []
+    return DraObject(
+        kind=kind,
+        api_version=str(data.get("apiVersion")),
+        name=name,
+        namespace=_text(meta.get("namespace")),
+        spec=spec,
+        labels=_strings(meta.get("labels")),
+        where=where,
+        reserved_for=len(status.get("reservedFor") or []),
+        allocated_on=tuple(sorted({str(r.get("pool")) for r in results if isinstance(r, dict) and r.get("pool")})),
+    )
+
+
+# resource.k8s.io per Kubernetes minor: v1beta1 from 1.32 (a slice's device attributes under `basic`), v1beta2 from
+# 1.33, v1 from 1.34 (k8s.io/api resource/*/types.go); kubectl writes the version the API server prefers.
+RESOURCE_API_VERSIONS = ("resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1")
+DRA_KINDS = ("DeviceClass", "ResourceClaimTemplate", "ResourceClaim")
+
 READERS: dict[tuple[str, str], Reader] = {
     ("v1", "Node"): read_node,
     ("v1", "ConfigMap"): read_configmap,
@@ -266,5 +390,10 @@ READERS: dict[tuple[str, str], Reader] = {
     ("apps/v1", "DaemonSet"): read_daemonset,
     ("apps/v1", "Deployment"): read_deployment,
     ("nvidia.com/v1", "ClusterPolicy"): read_clusterpolicy,
+    **{
+        (version, "ResourceSlice"): _resourceslice_reader(version.endswith("v1beta1"))
+        for version in RESOURCE_API_VERSIONS
+    },
+    **{(version, kind): read_dra_object for version in RESOURCE_API_VERSIONS for kind in DRA_KINDS},
 }
 API_VERSIONS: dict[str, str] = {kind: api_version for api_version, kind in READERS}

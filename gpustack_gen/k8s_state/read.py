@@ -93,7 +93,8 @@ def read_objects(
                     line,
                     1 if line else 0,
                     path,
-                    f"a {kind} of apiVersion {data.get('apiVersion')}; gpustack-gen reads {API_VERSIONS.get(str(kind))}",
+                    f"a {kind} of apiVersion {data.get('apiVersion')}; gpustack-gen reads "
+                    + " or ".join(version for version, known in READERS if known == kind),
                     "write it again with kubectl get ... -o json, which gives the served version",
                 )
             )

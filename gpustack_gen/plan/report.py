@@ -14,7 +14,7 @@ JSON format (``format`` is ``gpustack-gen-plan/v1``; keys never change within v1
             {
               "action": "apply-configmaps",         # apply-configmaps | operator | backend | label-nodes |
                                                     # restart-device-plugin | drain | wait | uncordon |
-                                                    # update-workloads | prune | dra-driver
+                                                    # update-workloads | prune
               "command": "kubectl apply -k rendered/prod",   # null: no command can do it (see reason)
               "verify": "kubectl diff -k rendered/prod",     # shows the step finished (null: the command does)
               "reason": "...",                      # why, and what to watch for

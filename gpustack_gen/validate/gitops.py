@@ -3,7 +3,7 @@
 The schema (``schemas/gitops.schema.json``) covers exactly the subset gpustack-gen writes; the upstream
 CRDs are held against the same documents in the test suite. :func:`wrapper_disagreements` makes sure no
 wrapper pins another chart version or carries other values than the values file of its chart
-(``gpu-operator-values.yaml``, or a backend's own, such as ``hami-values.yaml``).
+(``gpu-operator-values.yaml``, or a backend's own, such as ``hami-values.yaml`` or ``dra-driver-values.yaml``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,11 @@ def pinned_charts(document: Mapping[str, Any]) -> list[tuple[str | None, str | N
     spec = document.get("spec", {})
     if kind == "Application":
         source = spec.get("source", {})
-        return [(source.get("chart"), source.get("targetRevision"), source.get("helm", {}).get("valuesObject"))]
+        chart = source.get("chart")
+        url = str(source.get("repoURL", ""))
+        if chart is None and url.startswith("oci://"):  # an OCI source: its URL ends with the chart
+            chart = url.rsplit("/", 1)[-1]
+        return [(chart, source.get("targetRevision"), source.get("helm", {}).get("valuesObject"))]
     if kind == "HelmRelease":
         if "chartRef" in spec:
             return [(spec["chartRef"].get("name"), None, spec.get("values"))]

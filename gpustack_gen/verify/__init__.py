@@ -25,7 +25,7 @@ from .expected import Expected, expected_state
 from .model import Finding
 from .observed import Observed, observe, offered
 from .result import NodeStatus, PoolSummary, Skipped, Tally, VerifyResult
-from .state import ClusterState, StatePart, read_state_dir, state_parts
+from .state import REGISTRATION, ClusterState, StatePart, read_state_dir, state_parts
 
 __all__ = ["ClusterState", "StatePart", "VerifyResult", "read_state_dir", "state_parts", "verify_cluster"]
 
@@ -49,28 +49,39 @@ def verify_cluster(
     skipped: list[Skipped] = []
     parts = {part.name for part in state_parts(cluster)}
     for check in CHECKS:
-        if not parts.issuperset(check.NEEDS):
+        needs = [p for need in check.NEEDS for p in (backend.REGISTRATION_PARTS if need == REGISTRATION else (need,))]
+        if not parts.issuperset(needs):
             continue
-        absent = [part for part in check.NEEDS if not state.has(part)]
+        absent = [part for part in needs if not state.has(part)]
         if absent:
             skipped.append(Skipped(check.ID, "; ".join(state.missing.get(p, f"{p} not read") for p in absent)))
             continue
         findings.extend(check.findings(expected, observed))
-    pools = _summaries(expected, observed, findings) if state.nodes is not None else None
+    registered = all(state.has(part) for part in backend.REGISTRATION_PARTS)
+    pools = _summaries(expected, observed, findings, registered) if state.nodes is not None else None
     return VerifyResult(fleet_label, cluster.name, state.source, pools, tuple(findings), tuple(skipped))
 
 
-def _summaries(expected: Expected, observed: Observed, findings: list[Finding]) -> tuple[PoolSummary, ...]:
+def _summaries(
+    expected: Expected, observed: Observed, findings: list[Finding], registered: bool
+) -> tuple[PoolSummary, ...]:
+    """Per pool, its nodes and what they offer; without the registration's parts, only what the allocatable shows."""
     failing = {(f.pool, f.node) for f in findings if f.severity is Severity.ERROR and f.node is not None}
     summaries = []
     for pool in expected.pools:
+        shown = pool.offered if registered else pool.resources
         nodes = tuple(
-            NodeStatus(node.name, (pool.name, node.name) not in failing, offered(expected, pool, node, observed.state))
+            NodeStatus(
+                node.name,
+                (pool.name, node.name) not in failing,
+                {r: n for r, n in offered(expected, pool, node, observed.state).items() if r in shown},
+            )
             for node in observed.nodes_of(pool)
         )
         tallies = tuple(
             Tally(resource, sum(n.advertised[resource] for n in nodes), total)
             for resource, total in expected.cluster.resources_total(pool.pool).items()
+            if resource in shown
         )
         summaries.append(
             PoolSummary(pool.name, pool.pool.gpu.id, pool.pool.sharing.describe(), pool.pool.nodes, nodes, tallies)

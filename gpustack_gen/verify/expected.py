@@ -3,8 +3,9 @@
 Per pool: the labels its nodes carry (the backend's ``pool_labels``, which ``plan`` sets too), what each
 node advertises in its allocatable (``Cluster.allocatable_per_node``) and what it offers in all
 (``Cluster.resources_per_node``: on HAMi also GPU memory and cores, which the node registers in an
-annotation). Per cluster: the rendered ClusterPolicy patch and ConfigMaps (``compile_cluster``). GPU models
-and their product labels come from the catalog.
+annotation; on the DRA driver the devices of its DeviceClasses, which it publishes in ResourceSlices). Per
+cluster: the rendered ClusterPolicy patch and ConfigMaps (``compile_cluster``), and the other objects the
+backend renders (DeviceClasses, claims). GPU models and their product labels come from the catalog.
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ class PoolExpectation:
     def name(self) -> str:
         return self.pool.name
 
+    @property
+    def advertised(self) -> dict[str, int]:
+        """What a node must show to serve the pool at all: its allocatable resources, or where the backend puts
+        none there (DRA), what it registers elsewhere (the devices of the pool's DeviceClasses)."""
+        return self.resources or self.offered
+
 
 @dataclass(frozen=True)
 class RenderedConfigMap:
@@ -48,6 +55,7 @@ class Expected:
     configmaps: tuple[RenderedConfigMap, ...]
     backend: VerifyBackend
     rendered: str = "rendered"  # where `gpustack-gen render --out` writes, as the hints' commands name it
+    objects: tuple[dict[str, Any], ...] = ()  # every object the backend renders for kubectl apply -k
 
     def pool(self, name: str) -> PoolExpectation:
         return next(p for p in self.pools if p.name == name)
@@ -61,7 +69,8 @@ def expected_state(cluster: Cluster, backend: VerifyBackend, rendered: str = "re
     )
     artifacts = compile_cluster(cluster)
     patch = next(a for a in artifacts if a.kind == "clusterpolicy-patch").documents[0]["spec"]
-    return Expected(cluster, pools, patch, _configmaps(artifacts), backend, rendered)
+    objects = tuple(document for artifact in backend_of(cluster).objects(cluster) for document in artifact.documents)
+    return Expected(cluster, pools, patch, _configmaps(artifacts), backend, rendered, objects)
 
 
 def _configmaps(artifacts: list[Artifact]) -> tuple[RenderedConfigMap, ...]:

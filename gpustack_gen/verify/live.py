@@ -13,8 +13,9 @@ from typing import Any
 
 from ..errors import FleetError, GpustackError, Problem
 from ..k8s_state import Document, describe, read_objects
+from ..k8s_state.objects import API_VERSIONS
 from ..model.fleet import Cluster
-from .state import ClusterState, state_of, state_parts
+from .state import RESOURCES, ClusterState, state_of, state_parts
 
 PAGE_SIZE = 500  # objects per list request; the API server's continue token fetches the rest
 NOT_FOUND = 404
@@ -26,7 +27,8 @@ class LiveStateError(GpustackError):
 
 def read_live_state(cluster: Cluster, *, kubeconfig: str | None = None, context: str | None = None) -> ClusterState:
     """The objects of ``cluster``'s state parts (nodes, ClusterPolicies, the Operator namespace's ConfigMaps,
-    DaemonSets and pods, and its backend's releases' workloads), from the API server.
+    DaemonSets and pods, what its backend reads besides, such as ResourceSlices, and its backend's releases'
+    workloads), from the API server.
 
     Raises :class:`LiveStateError` when the API cannot be read, :class:`FleetError` when it answers with
     objects the readers refuse.
@@ -44,23 +46,24 @@ def read_live_state(cluster: Cluster, *, kubeconfig: str | None = None, context:
     with Client(config=config) as client:
         for part in state_parts(cluster):
             for kind in part.kinds:
-                resource = _resources()[kind]
-                info = resource._api_info.resource
-                api_version = f"{info.group}/{info.version}" if info.group else info.version
+                api_version = part.api_version or API_VERSIONS[kind]
+                resource = _resource(kind, api_version)
+                namespace = ALL_NAMESPACES if part.all_namespaces and kind in NAMESPACED else part.namespace
                 label = f"{source}: {kind} list"
                 try:
                     items = [
                         _plain(obj)
                         for obj in client.list(
-                            resource, namespace=part.namespace, labels=_labels(part.selector), chunk_size=PAGE_SIZE
+                            resource, namespace=namespace, labels=_labels(part.selector), chunk_size=PAGE_SIZE
                         )
                     ]
                 except ApiError as exc:
                     if exc.status.code == NOT_FOUND and part.name == "clusterpolicy":
                         items = []  # no ClusterPolicy CRD: the Operator is not installed, which the check reports
                     else:
+                        served = f" (is {api_version} served?)" if exc.status.code == NOT_FOUND else ""
                         raise LiveStateError(
-                            f"{label}: {exc.status.code} {exc.status.reason}: {exc.status.message}"
+                            f"{label}: {exc.status.code} {exc.status.reason}: {exc.status.message}{served}"
                         ) from None
                 except _transport_errors() as exc:
                     raise LiveStateError(f"{source} ({config.cluster.server}): cannot list {kind}s: {exc}") from None
@@ -73,23 +76,22 @@ def read_live_state(cluster: Cluster, *, kubeconfig: str | None = None, context:
     return state_of(source, found, {})
 
 
+NAMESPACED = frozenset({"ConfigMap", "DaemonSet", "Deployment", "Pod", "ResourceClaimTemplate", "ResourceClaim"})
+ALL_NAMESPACES = "*"  # lightkube's: a namespaced list across every namespace
+
+
 @functools.cache
-def _resources() -> dict[str, Any]:
-    """Kind -> its resource, created once: lightkube registers each class for good.
+def _resource(kind: str, api_version: str) -> Any:
+    """The kind's resource at that version, created once: lightkube registers each class for good.
 
     Generic resources: each item arrives as the API server's JSON, which the readers check, rather than
     through lightkube's typed models, which refuse a whole list over one field they do not expect.
     """
     from lightkube.generic_resource import create_global_resource, create_namespaced_resource
 
-    return {
-        "Node": create_global_resource("", "v1", "Node", "nodes"),
-        "ClusterPolicy": create_global_resource("nvidia.com", "v1", "ClusterPolicy", "clusterpolicies"),
-        "ConfigMap": create_namespaced_resource("", "v1", "ConfigMap", "configmaps"),
-        "DaemonSet": create_namespaced_resource("apps", "v1", "DaemonSet", "daemonsets"),
-        "Deployment": create_namespaced_resource("apps", "v1", "Deployment", "deployments"),
-        "Pod": create_namespaced_resource("", "v1", "Pod", "pods"),
-    }
+    group, _, version = api_version.rpartition("/")
+    create = create_namespaced_resource if kind in NAMESPACED else create_global_resource
+    return create(group, version, kind, RESOURCES[kind].split(".", 1)[0])
 
 
 def _labels(selector: str | None) -> Any:

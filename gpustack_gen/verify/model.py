@@ -52,15 +52,17 @@ class Fallback:
 
 @dataclass(frozen=True)
 class RegisteredDevice:
-    """One GPU as a node registered it with its backend's scheduler (HAMi: an entry of the node annotation)."""
+    """One GPU (or MIG device) as a node registered it with its backend's scheduler (HAMi: an entry of the node
+    annotation; the DRA driver: a device of its ResourceSlices)."""
 
-    id: str  # the GPU's UUID
+    id: str  # the GPU's (or MIG device's) UUID
     index: int
     resources: dict[str, int]  # resource -> what the GPU registers of it: vGPU slots, MiB of memory, cores
     model: str  # the GPU type as registered ("NVIDIA-Tesla T4")
     catalog_id: str | None  # the catalog model that type names; None when the catalog does not know it
-    mode: str | None  # how the backend shares it (HAMi: hami-core, or mig for dynamic MIG); None when absent
+    mode: str | None  # how the backend shares it (HAMi: hami-core, or mig for dynamic MIG; DRA: gpu, mig); None: absent
     healthy: bool
+    name: str | None = None  # how the backend names the device (a DRA device: gpu-0-mig-1g5gb-19-0); None: by index
 
 
 @dataclass(frozen=True)
@@ -117,3 +119,24 @@ def differs(subject: str, expected: Any, actual: Any) -> str:
         return "absent" if value is None else format_value(value)
 
     return f"{subject}: expected {text(expected)}, actual {text(actual)}"
+
+
+def first_difference(want: Any, got: Any, path: str = "", *, defaults: bool = False) -> tuple[str, Any, Any] | None:
+    """The first path (``sharing.timeSlicing.resources[0].replicas``) where two values differ, with both values;
+    ``defaults``: keys only ``got`` has are defaults its reader filled in (an API server's), not differences."""
+    if isinstance(want, dict) and isinstance(got, dict):
+        keys = [*want, *(k for k in got if k not in want and not defaults)]
+        for key in keys:
+            found = first_difference(
+                want.get(key), got.get(key), f"{path}.{key}" if path else str(key), defaults=defaults
+            )
+            if found is not None:
+                return found
+        return None
+    if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
+        for index, (a, b) in enumerate(zip(want, got, strict=True)):
+            found = first_difference(a, b, f"{path}[{index}]", defaults=defaults)
+            if found is not None:
+                return found
+        return None
+    return None if want == got else (path, want, got)

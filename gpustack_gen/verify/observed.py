@@ -37,14 +37,9 @@ def advertised(node: Node, resource: str) -> int:
     return count(node.allocatable.get(resource)) or 0
 
 
-def advertises(pool: PoolExpectation, node: Node) -> bool:
-    """Whether the node's allocatable offers any of the pool's resources."""
-    return any(advertised(node, resource) for resource in pool.resources)
-
-
 def offered(expected: Expected, pool: PoolExpectation, node: Node, state: ClusterState) -> dict[str, int]:
     """What the node offers of each of the pool's resources: its allocatable, and where the backend keeps a
-    registration of its own (HAMi's GPU memory and cores), what that registers."""
+    registration of its own (HAMi's GPU memory and cores, the DRA driver's devices), what that registers."""
     found = {resource: advertised(node, resource) for resource in pool.resources}
     registration = expected.backend.registration(NodeView(expected, pool, node, state))
     for resource in pool.offered:
@@ -53,13 +48,19 @@ def offered(expected: Expected, pool: PoolExpectation, node: Node, state: Cluste
     return found
 
 
+def advertises(expected: Expected, pool: PoolExpectation, node: Node, state: ClusterState) -> bool:
+    """Whether the node shows any of what serves the pool (:attr:`PoolExpectation.advertised`)."""
+    shown = offered(expected, pool, node, state)
+    return any(shown.get(resource, 0) for resource in pool.advertised)
+
+
 def registered_nodes(expected: Expected, observed: Observed) -> Iterator[tuple[PoolExpectation, Node, Registration]]:
     """Each node that advertises its pool's resources, with what it registered with the backend's scheduler; none
     where the backend keeps no registration of its own. A node that advertises nothing is left out: its
     registration may be stale, and ``gpu-not-advertised`` says so."""
     for pool in expected.pools:
         for node in observed.nodes_of(pool):
-            if not advertises(pool, node):
+            if not advertises(expected, pool, node, observed.state):
                 continue
             registration = expected.backend.registration(NodeView(expected, pool, node, observed.state))
             if registration is None:

@@ -1,5 +1,6 @@
-"""What ``verify`` knows of a running cluster: its nodes, ClusterPolicy, ConfigMaps, DaemonSets and pods, and
-the workloads of the Helm releases its backend installs beside the Operator (HAMi's).
+"""What ``verify`` knows of a running cluster: its nodes, ClusterPolicy, ConfigMaps, DaemonSets and pods, what
+its backend reads besides (the DRA driver: ResourceSlices, DeviceClasses and claims), and the workloads of the
+Helm releases its backend installs beside the Operator (HAMi's, the DRA driver's).
 
 Each part is optional: a part that was not read (its file is missing) is None, and the checks that need it
 are skipped and say so. :func:`state_parts` says which parts a cluster has and the kubectl command that
@@ -8,6 +9,7 @@ writes each; :func:`read_state_dir` reads those files, :mod:`.live` the same obj
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,8 +21,10 @@ from ..k8s_state import (
     ConfigMap,
     DaemonSet,
     Deployment,
+    DraObject,
     Node,
     Pod,
+    ResourceSlice,
     describe,
     load_documents,
     read_objects,
@@ -35,31 +39,43 @@ RESOURCES = {
     "DaemonSet": "daemonsets",
     "Deployment": "deployments",
     "Pod": "pods",
+    "ResourceSlice": "resourceslices",
+    "DeviceClass": "deviceclasses",
+    "ResourceClaimTemplate": "resourceclaimtemplates",
+    "ResourceClaim": "resourceclaims",
 }
 RELEASE_LABEL = "app.kubernetes.io/instance"  # Helm's release label, which charts put on their workloads and pods
+# Not a file: where the backend keeps what a node registers beyond its allocatable (HAMi: an annotation of the
+# node; the DRA driver: ResourceSlices). A check that reads it needs the parts the backend names for it.
+REGISTRATION = "registration"
 
 
 @dataclass(frozen=True)
 class StatePart:
     """One file of a ``--from`` folder: the kinds it holds, where they are listed, and the command that writes it."""
 
-    name: str  # what the checks call it: nodes, clusterpolicy, configmaps, operator, release
+    name: str  # what the checks call it: nodes, clusterpolicy, configmaps, operator, release, resourceslices, dra
     file: str
     kinds: tuple[str, ...]
-    namespace: str | None = None  # None: cluster-wide objects
+    namespace: str | None = None  # None: cluster-wide objects, or (all_namespaces) every namespace's
     selector: str | None = None  # a label selector that narrows the lists
+    all_namespaces: bool = False
+    api_version: str | None = None  # the version the API is asked for (None: the one gpustack-gen reads)
 
     @property
     def command(self) -> str:
-        where = f" -n {self.namespace}" if self.namespace else ""
+        where = f" -n {self.namespace}" if self.namespace else " -A" if self.all_namespaces else ""
         narrowed = f" -l {self.selector}" if self.selector else ""
         resources = ",".join(RESOURCES[kind] for kind in self.kinds)
         return f"kubectl get {resources}{where}{narrowed} -o json > {self.file}"
 
 
 def state_parts(cluster: Cluster) -> tuple[StatePart, ...]:
-    """The parts ``verify`` reads of ``cluster``: those of every cluster, then one per Helm release its backend
-    installs (its DaemonSets, Deployments and pods, by the release label)."""
+    """The parts ``verify`` reads of ``cluster``: those of every cluster, those its backend reads besides, then one
+    per Helm release its backend installs (its DaemonSets, Deployments and pods, by the release label)."""
+    from .backends import verify_backend  # its modules read the state: imported when asked
+
+    backend = verify_backend(cluster)
     namespace = cluster.operator.namespace
     parts = (
         StatePart("nodes", "nodes.json", ("Node",)),
@@ -74,7 +90,7 @@ def state_parts(cluster: Cluster) -> tuple[StatePart, ...]:
         )
         for release in backend_of(cluster).releases(cluster)
     )  # fmt: skip
-    return parts + releases
+    return parts + (backend.state_parts(cluster) if backend is not None else ()) + releases
 
 
 @dataclass(frozen=True)
@@ -89,6 +105,8 @@ class ClusterState:
     pods: tuple[Pod, ...] | None = None  # in the Operator's namespace
     missing: dict[str, str] = field(default_factory=dict)  # part name -> why it was not read
     release: tuple[DaemonSet | Deployment | Pod, ...] | None = None  # the backend's releases' workloads and pods
+    resourceslices: tuple[ResourceSlice, ...] | None = None  # every DRA driver's, cluster-wide
+    dra: tuple[DraObject, ...] | None = None  # DeviceClasses, and ResourceClaimTemplates and claims in every namespace
 
     def has(self, part: str) -> bool:
         """Whether ``part`` (a :class:`StatePart` name) was read."""
@@ -109,6 +127,18 @@ class ClusterState:
     def release_pods_on(self, node: str) -> tuple[Pod, ...]:
         return tuple(pod for pod in self.release or () if isinstance(pod, Pod) and pod.node_name == node)
 
+    def slices_on(self, node: str) -> tuple[ResourceSlice, ...]:
+        """The ResourceSlices of the node's own devices (``spec.nodeName``), of every driver."""
+        return self._slices_by_node.get(node, ())
+
+    @functools.cached_property
+    def _slices_by_node(self) -> dict[str, tuple[ResourceSlice, ...]]:
+        found: dict[str, list[ResourceSlice]] = {}
+        for piece in self.resourceslices or ():
+            if piece.node_name is not None:
+                found.setdefault(piece.node_name, []).append(piece)
+        return {node: tuple(pieces) for node, pieces in found.items()}
+
 
 def state_of(source: str, found: dict[str, list[Any]], missing: dict[str, str]) -> ClusterState:
     """The state made of the objects read per part (a part absent from ``found`` was not read)."""
@@ -123,6 +153,8 @@ def state_of(source: str, found: dict[str, list[Any]], missing: dict[str, str]) 
         pods=None if operator is None else tuple(o for o in operator if isinstance(o, Pod)),
         missing=missing,
         release=None if release is None else tuple(o for o in release if isinstance(o, DaemonSet | Deployment | Pod)),
+        resourceslices=_tuple(found.get("resourceslices")),
+        dra=_tuple(found.get("dra")),
     )
 
 

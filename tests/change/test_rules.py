@@ -115,6 +115,12 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         ["apply-configmaps", "wait", "drain", "restart-device-plugin", "wait", "uncordon"],
         _single,
     ),
+    "mps-clients": (
+        lambda d: d["defaults"]["operator"]["cdi"].update(enabled=False, default=False),
+        [("mps-clients", "disruptive", None), ("runtime", "restart", None)],
+        ["drain", "operator", "wait", "uncordon"],
+        lambda d: (_single(d), pool(d, "t4")["sharing"].update(strategy="mps")),
+    ),
     "mig-layout": (
         lambda d: (
             pool(d, "a100")["sharing"].update(layout={"3g.20gb": 1, "2g.10gb": 1, "1g.5gb": 1}),
@@ -217,7 +223,27 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "pool-gpu": (
         lambda d: pool(d, "t4").update(gpu="l4"),
         [("pool-gpu", "disruptive", "t4")],
-        ["drain", "wait"],
+        ["drain", "wait", "label-nodes", "wait"],
+        None,
+    ),
+    "pool-renamed": (
+        lambda d: (
+            pool(d, "t4").update(name="serving"),
+            prod(d)["workloads"][0].update(pool="serving"),
+            prod(d).update(retired={"devicePluginConfigs": {"t4": {"strategy": "time-slicing", "replicas": 4}}}),
+        ),
+        [("pool-renamed", "restart", "serving")],
+        ["apply-configmaps", "wait", "label-nodes", "wait"],
+        None,
+    ),
+    "pool-renamed gpu": (
+        lambda d: (
+            pool(d, "t4").update(name="serving", gpu="l4"),
+            prod(d)["workloads"][0].update(pool="serving"),
+            prod(d).update(retired={"devicePluginConfigs": {"t4": {"strategy": "time-slicing", "replicas": 4}}}),
+        ),
+        [("pool-renamed", "error", "serving")],
+        [],
         None,
     ),
     "mig-manager-config": (
@@ -225,7 +251,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
             {"name": "h100", "gpu": "h100-80gb", "nodes": 1, "nodeSelector": {"pool": "h100"}}
         ),
         [("mig-manager-config", "restart", None), ("pool-added", "none", "h100")],
-        ["apply-configmaps", "wait", "operator", "wait", "label-nodes", "wait", "wait"],
+        ["apply-configmaps", "wait", "operator", "wait", "label-nodes", "label-nodes", "wait", "wait"],
         lambda d: (prod(d)["nodePools"].pop(1), prod(d)["workloads"].pop(1), prod(d).update(defaultSharing="none")),
     ),
     "workload-values": (
@@ -243,13 +269,13 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "dra-move": (
         lambda d: prod(d).update(backend="dra"),
         [("dra-move", "disruptive", None), ("dra-move", "restart", "a100"), ("dra-move", "restart", "t4")],
-        ["apply-configmaps", "dra-driver", *_MOVE_TO_DRA, *_MOVE_TO_DRA, "operator", "wait", "prune"],
+        ["apply-configmaps", "backend", *_MOVE_TO_DRA, *_MOVE_TO_DRA, "operator", "wait", "prune"],
         _dra_ready,
     ),
     "dra-move back": (
         lambda d: prod(d).update(backend="gpu-operator"),
         [("dra-move", "disruptive", None), ("dra-move", "restart", "a100"), ("dra-move", "restart", "t4")],
-        ["apply-configmaps", "operator", "wait", *_MOVE_BACK, *_MOVE_BACK, "dra-driver", "prune"],
+        ["apply-configmaps", "operator", "wait", *_MOVE_BACK, *_MOVE_BACK, "backend", "prune"],
         _on_dra,
     ),
     "dra-move with a mig layout": (
@@ -267,7 +293,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "dra-objects driver": (
         _dra(version="0.4.1"),
         [("dra-objects", "restart", None)],
-        ["dra-driver", "wait"],
+        ["backend", "wait"],
         lambda d: (_on_dra(d), _dra(version="25.12.0")(d)),
     ),
     "dra-objects downgrade": (
@@ -354,7 +380,7 @@ def test_a_cluster_added_on_dra_gets_the_driver_after_the_operator() -> None:
         "label-nodes",
         "label-nodes",
         "operator",
-        "dra-driver",
+        "backend",  # the driver's release, after the Operator
         "wait",  # the ClusterPolicy
         "wait",  # the DRA kubelet plugin on every labelled node
         "wait",  # the A100s' MIG layout
@@ -387,7 +413,7 @@ def test_a_move_between_hami_and_dra_is_refused() -> None:
             _dra(namespace="dra"),
             "the DRA driver moves from namespace nvidia-dra-driver-gpu to dra: that is a second install beside the first",
             "keep dra.namespace nvidia-dra-driver-gpu, or uninstall it there first: helm uninstall nvidia-dra-driver-gpu "
-            "--namespace nvidia-dra-driver-gpu",
+            "--namespace nvidia-dra-driver-gpu --wait",
         ),
     ],
 )
@@ -398,3 +424,20 @@ def test_a_backend_chart_moving_namespace_is_refused_with_the_uninstall_command(
     new = fleet(changed(lambda d: (before(d), edit(d)))).clusters[0]
     (error,) = analyse(old, new).errors
     assert (error.message, error.hint) == (message, hint)
+
+
+def test_every_rule_that_upgrades_the_operator_gives_one_step_for_a_new_chart_version() -> None:
+    """An Operator bump that also changes mig.strategy: both rules ask for the same helm upgrade, which takes
+    --disable-openapi-validation (the new chart's CRD hook), and the plan runs it once."""
+
+    def bump(data: dict[str, Any]) -> None:
+        data["defaults"]["operator"].update(version="v26.7.0", cdi={"enabled": True})
+        prod(data)["mig"]["strategy"] = "single"
+        prod(data)["nodePools"].pop(1)
+        prod(data)["workloads"].pop(1)
+
+    old, new = fleet(base()).clusters[0], fleet(changed(bump)).clusters[0]
+    operator_steps = [step for step in analyse(old, new).steps if step.action.value == "operator"]
+    assert len(operator_steps) == 1
+    assert "--disable-openapi-validation" in (operator_steps[0].command or "")
+    assert {"operator-version", "mig-strategy"} <= set(operator_steps[0].rule.split(","))

@@ -57,6 +57,11 @@ def fleet(defaults: dict[str, Any] | None = None, **cluster: Any) -> dict[str, A
     return data
 
 
+def dra_fleet(version: str, **cluster: Any) -> dict[str, Any]:
+    """The base fleet on the DRA driver chart ``version``."""
+    return fleet(backend="dra", kubernetes="1.34.2", operator={"version": "v26.7.0"}, dra={"version": version}, **cluster)
+
+
 def cluster_of(data: dict[str, Any]) -> Cluster:
     return load_fleet(data).clusters[0]
 
@@ -432,6 +437,9 @@ def _conformance_fleets() -> Iterator[tuple[str, dict[str, Any]]]:
         ),
     )
     yield "hami", fleet(backend="hami", operator={"version": "v26.7.0"}, delivery={"wrap": ["argocd", "flux"]})
+    for version in ("0.4.1", "25.12.0"):  # the DRA driver's chart by OCI, and from NVIDIA's repository
+        yield f"dra-{version}", dra_fleet(version, delivery={"wrap": ["argocd", "flux"]})
+    yield "dra-mirror", dra_fleet("25.12.0", delivery={"wrap": ["flux"], "flux": {"url": "https://charts.example.com"}})
     for release in OPERATOR_VERSIONS:
         yield (
             f"all-{release.version}",

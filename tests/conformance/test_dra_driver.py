@@ -17,7 +17,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from gpustack_gen import load_fleet, render
-from gpustack_gen.compile.dra.driver import driver_values
+from gpustack_gen.compile.dra.driver import dra_release, driver_values
 from gpustack_gen.dra_versions import DRA_VERSIONS, DraDriverVersion
 from gpustack_gen.model.backends import dra_gpu_config
 from gpustack_gen.model.fleet import Cluster, DraConfig
@@ -69,7 +69,8 @@ def test_chart_name_and_version(upstream: Path, release: DraDriverVersion) -> No
     assert (chart["name"], chart["version"]) == (release.chart, release.version)
     if release.oci:  # the install guide's chart reference
         install = (_folder(upstream, release) / "docs" / "install.md").read_text(encoding="utf-8")
-        assert release.chart_reference in install
+        cluster = _example_clusters()[0]
+        assert dra_release(dataclasses.replace(cluster, dra=DraConfig(release))).reference in install
 
 
 @pytest.mark.parametrize("release", VERIFIED, ids=lambda v: v.version)

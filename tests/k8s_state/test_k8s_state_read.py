@@ -11,8 +11,11 @@ from gpustack_gen.k8s_state import (
     READERS,
     ConfigMap,
     Deployment,
+    Device,
+    DraObject,
     Node,
     Pod,
+    ResourceSlice,
     describe,
     parse_documents,
     read_objects,
@@ -101,6 +104,66 @@ def test_a_deployment_counts_its_replicas_and_a_node_keeps_its_annotations() -> 
     assert found.annotations == {"hami.io/node-handshake": "Requesting_x"}
 
 
+def _slice(api_version: str, device: dict[str, object]) -> dict[str, object]:
+    spec = {"driver": "gpu.nvidia.com", "nodeName": "n1", "pool": {"name": "n1", "generation": 3}, "devices": [device]}
+    return {"apiVersion": api_version, "kind": "ResourceSlice", "metadata": {"name": "n1-gpu"}, "spec": spec}
+
+
+def test_a_slice_s_devices_read_alike_in_every_version() -> None:
+    """v1beta1 nests a device's attributes, capacity and taints under ``basic``; each attribute is one of string,
+    version, int or bool; the driver's own domain is left out of an attribute's name."""
+    body = {
+        "attributes": {
+            "type": {"string": "gpu"},
+            "gpu.nvidia.com/productName": {"string": "NVIDIA H100 80GB HBM3"},
+            "driverVersion": {"version": "595.91.7"},
+            "index": {"int": 0},
+            "healthy": {"bool": False},
+            "resource.kubernetes.io/pcieRoot": {"string": "pci0000:10"},
+        },
+        "capacity": {"memory": {"value": "80Gi"}},
+        "taints": [{"key": "gpu.nvidia.com/xid", "value": "79", "effect": "NoExecute"}, {"key": "k", "effect": "x"}],
+    }
+    slices = [_slice("resource.k8s.io/v1beta1", {"name": "gpu-0", "basic": body})]
+    slices += [_slice(f"resource.k8s.io/{version}", {"name": "gpu-0", **body}) for version in ("v1beta2", "v1")]
+    objects, problems = read(json.dumps({"apiVersion": "v1", "kind": "List", "items": slices}), ("ResourceSlice",))
+    assert problems == []
+    device = Device(
+        "gpu-0",
+        {
+            "type": "gpu",
+            "productName": "NVIDIA H100 80GB HBM3",
+            "driverVersion": "595.91.7",
+            "index": "0",
+            "healthy": "false",
+            "resource.kubernetes.io/pcieRoot": "pci0000:10",
+        },
+        {"memory": "80Gi"},
+        ("gpu.nvidia.com/xid=79:NoExecute", "k:x"),
+    )
+    assert [(o.node_name, o.pool, o.generation, o.slice_count, o.devices) for o in objects] == [
+        ("n1", "n1", 3, 1, (device,))
+    ] * 3
+    assert all(isinstance(o, ResourceSlice) for o in objects)
+
+
+def test_a_claim_counts_the_pods_it_is_reserved_for_and_the_pools_of_its_devices() -> None:
+    results = [{"pool": "n2", "device": "gpu-1"}, {"pool": "n1", "device": "gpu-0"}, {"pool": "n1", "device": "gpu-3"}]
+    claim = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": "c", "namespace": "ml", "labels": {"a": "b"}},
+        "spec": {"devices": {"requests": []}},
+        "status": {"allocation": {"devices": {"results": results}}, "reservedFor": [{"name": "p1"}, {"name": "p2"}]},
+    }
+    (found,), problems = read(json.dumps(claim), ("ResourceClaim",))
+    assert problems == []
+    assert isinstance(found, DraObject)
+    assert (found.kind, found.namespace, found.labels, found.reserved_for, found.allocated_on) == (
+        "ResourceClaim", "ml", {"a": "b"}, 2, ("n1", "n2")
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -108,22 +171,45 @@ def test_a_deployment_counts_its_replicas_and_a_node_keeps_its_annotations() -> 
             '{"kind": "Node", "apiVersion": "v2", "metadata": {"name": "x"}}',
             "a Node of apiVersion v2; gpustack-gen reads v1",
         ),
+        (
+            '{"kind": "ResourceSlice", "apiVersion": "resource.k8s.io/v1alpha3", "metadata": {"name": "x"}}',
+            "a ResourceSlice of apiVersion resource.k8s.io/v1alpha3; gpustack-gen reads resource.k8s.io/v1beta1 or "
+            "resource.k8s.io/v1beta2 or resource.k8s.io/v1",
+        ),
+        (
+            '{"kind": "ResourceSlice", "apiVersion": "resource.k8s.io/v1", "metadata": {"name": "x"}, "spec": {}}',
+            "a ResourceSlice without metadata.name, spec.driver or spec.pool.name",
+        ),
+        (
+            json.dumps(_slice("resource.k8s.io/v1", {"attributes": {}})),
+            "ResourceSlice n1-gpu: a device without a name",
+        ),
+        (
+            '{"kind": "DeviceClass", "apiVersion": "resource.k8s.io/v1", "metadata": {"name": "x"}}',
+            "a DeviceClass without metadata.name or spec",
+        ),
         ('{"kind": "Node"', "invalid JSON: Expecting ',' delimiter"),
         ("kind: Node\nmetadata: [", "invalid YAML"),
     ],
 )
 def test_refusals_are_located(text: str, message: str) -> None:
-    objects, problems = read(text, ("Node",))
+    objects, problems = read(text, ("Node", "ResourceSlice", "DeviceClass"))
     assert objects == []
     assert [p.message.startswith(message) for p in problems] == [True]
     assert problems[0].line > 0
 
 
 def test_every_reader_is_keyed_by_its_api_version_and_kind() -> None:
+    resource = [
+        (f"resource.k8s.io/{version}", kind)
+        for version in ("v1", "v1beta1", "v1beta2")
+        for kind in ("DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice")
+    ]
     assert sorted(READERS) == [
         ("apps/v1", "DaemonSet"),
         ("apps/v1", "Deployment"),
         ("nvidia.com/v1", "ClusterPolicy"),
+        *resource,
         ("v1", "ConfigMap"),
         ("v1", "Node"),
         ("v1", "Pod"),

@@ -176,6 +176,12 @@ def _move_api(data: dict[str, Any]) -> None:
         api["replicas"] = 1
 
 
+def _rename_selector(data: dict[str, Any]) -> None:
+    pool = _pool(data, "t4")
+    if pool is not None:
+        pool["nodeSelector"] = {"pool": "t4", "tier": "serving"}
+
+
 EDITS: dict[str, Edit] = {
     "replicas-3": _t4_sharing({"strategy": "time-slicing", "replicas": 3}),
     "replicas-6": _t4_sharing({"strategy": "time-slicing", "replicas": 6}),
@@ -191,6 +197,8 @@ EDITS: dict[str, Edit] = {
     "pool-added": _add_pool,
     "pool-removed": _remove_h100,
     "workload-moved": _move_api,
+    "t4-selector": _rename_selector,
+    "h100-to-h200": lambda data: (_pool(data, "h100") or {}).update(gpu="h200-141gb"),
 }
 
 

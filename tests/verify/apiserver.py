@@ -3,7 +3,8 @@
 It serves the objects of a ``--from`` fixture folder the way the API server answers list requests
 (``kind: NodeList``, items without kind or apiVersion), honours ``limit`` with ``continue`` tokens (at most
 ``page`` items per answer, so that paging happens with a handful of objects) and ``labelSelector``
-(``key=value``), answers 404 for what it does not hold, and records every request. Plain HTTP: the
+(``key=value``), answers 404 for what it does not hold (and for a resource.k8s.io version it is told not to
+serve), and records every request. Plain HTTP: the
 kubeconfig it writes points at ``http://``.
 """
 
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+RESOURCE_VERSIONS = ("v1", "v1beta2", "v1beta1")  # of resource.k8s.io
 # API path -> the kind of its items
 ROUTES = {
     "/api/v1/nodes": "Node",
@@ -28,6 +30,16 @@ ROUTES = {
     "/apis/apps/v1/namespaces/{ns}/daemonsets": "DaemonSet",
     "/apis/apps/v1/namespaces/{ns}/deployments": "Deployment",
     "/api/v1/namespaces/{ns}/pods": "Pod",
+    **{
+        f"/apis/resource.k8s.io/{version}/{resource}": kind
+        for version in RESOURCE_VERSIONS
+        for resource, kind in (
+            ("resourceslices", "ResourceSlice"),
+            ("deviceclasses", "DeviceClass"),
+            ("resourceclaimtemplates", "ResourceClaimTemplate"),  # every namespace's
+            ("resourceclaims", "ResourceClaim"),
+        )
+    },
 }
 # (namespace, kind) -> the fixture file holding them; None: cluster-wide
 FILES = {
@@ -39,6 +51,13 @@ FILES = {
     ("kube-system", "DaemonSet"): "hami.json",
     ("kube-system", "Deployment"): "hami.json",
     ("kube-system", "Pod"): "hami.json",
+    (None, "ResourceSlice"): "resourceslices.json",
+    (None, "DeviceClass"): "dra.json",
+    (None, "ResourceClaimTemplate"): "dra.json",
+    (None, "ResourceClaim"): "dra.json",
+    ("nvidia-dra-driver-gpu", "DaemonSet"): "nvidia-dra-driver-gpu.json",
+    ("nvidia-dra-driver-gpu", "Deployment"): "nvidia-dra-driver-gpu.json",
+    ("nvidia-dra-driver-gpu", "Pod"): "nvidia-dra-driver-gpu.json",
 }
 
 
@@ -60,8 +79,12 @@ def _items(folder: Path, file: str | None, kind: str, selector: str | None) -> l
     return items
 
 
-def _route(path: str) -> tuple[str | None, str] | None:
-    """(namespace, kind) of an API path; None when it is not one of ROUTES."""
+def _route(path: str, versions: tuple[str, ...]) -> tuple[str | None, str] | None:
+    """(namespace, kind) of an API path; None when it is not one of ROUTES, or of a resource.k8s.io version the
+    server does not serve."""
+    group = "/apis/resource.k8s.io/"
+    if path.startswith(group) and path[len(group) :].split("/", 1)[0] not in versions:
+        return None
     for template, kind in ROUTES.items():
         head, _, tail = template.partition("{ns}")
         if not tail and path == template:
@@ -71,7 +94,9 @@ def _route(path: str) -> tuple[str | None, str] | None:
     return None
 
 
-def _handler(page: int, folder: Path, recorded: Recorded, forbidden: frozenset[str]) -> type[BaseHTTPRequestHandler]:
+def _handler(
+    page: int, folder: Path, recorded: Recorded, forbidden: frozenset[str], versions: tuple[str, ...]
+) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
@@ -102,7 +127,7 @@ def _handler(page: int, folder: Path, recorded: Recorded, forbidden: frozenset[s
             recorded.requests.append(("GET", self.path))
             url = urlsplit(self.path)
             query = parse_qs(url.query)
-            route = _route(url.path)
+            route = _route(url.path, versions)
             if route is None:
                 self._status(404, "NotFound", f"the server could not find the requested resource ({url.path})")
                 return
@@ -135,10 +160,13 @@ def _handler(page: int, folder: Path, recorded: Recorded, forbidden: frozenset[s
 
 
 @contextmanager
-def api_server(folder: Path, page: int = 2, forbidden: frozenset[str] = frozenset()) -> Iterator[tuple[str, Recorded]]:
-    """The server's URL and its request log, for the length of the ``with`` block; ``forbidden`` kinds answer 403."""
+def api_server(
+    folder: Path, page: int = 2, forbidden: frozenset[str] = frozenset(), versions: tuple[str, ...] = RESOURCE_VERSIONS
+) -> Iterator[tuple[str, Recorded]]:
+    """The server's URL and its request log, for the length of the ``with`` block; ``forbidden`` kinds answer 403,
+    and resource.k8s.io is served in ``versions`` only (as a cluster's Kubernetes minor decides)."""
     recorded = Recorded()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(page, folder, recorded, forbidden))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(page, folder, recorded, forbidden, versions))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

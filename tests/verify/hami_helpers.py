@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from verify_helpers import ROOT, Files, both, copy_state, item, label, node, put
+from verify_helpers import ROOT, Files, add_operator_plugin, both, copy_state, item, label, node, put
 
 from gpustack_gen import load_fleet
 from gpustack_gen.model.fleet import Cluster
@@ -108,18 +108,7 @@ def operator_plugin_runs(on: str) -> Edit:
     """The GPU Operator's own device plugin still on (its ClusterPolicy never patched), one of its pods on ``on``."""
 
     def edit(files: Files) -> None:
-        prod = json.loads((ROOT / "tests/verify/data/prod-healthy/operator.json").read_text(encoding="utf-8"))
-        daemonset = next(i for i in prod["items"] if i["metadata"]["name"] == "nvidia-device-plugin-daemonset")
-        daemonset["status"].update(
-            currentNumberScheduled=2,
-            desiredNumberScheduled=2,
-            numberAvailable=2,
-            numberReady=2,
-            updatedNumberScheduled=2,
-        )
-        pod = next(i for i in prod["items"] if i["kind"] == "Pod" and i["metadata"]["name"].startswith("nvidia-device"))
-        pod["spec"]["nodeName"] = on
-        files["operator.json"]["items"] += [daemonset, pod]
+        add_operator_plugin(files, on, "prod-healthy", 2)
         files["clusterpolicy.json"]["items"][0]["spec"]["devicePlugin"]["enabled"] = True
 
     return edit

@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 from apiserver import api_server, write_kubeconfig
 from click.testing import CliRunner
+from dra_helpers import BROKEN as DRA_BROKEN
+from dra_helpers import DRA_EXAMPLE
+from dra_helpers import HEALTHY as DRA_HEALTHY
 from hami_helpers import BROKEN, HAMI_EXAMPLE, HEALTHY
 from verify_helpers import DATA, EXAMPLE, copy_state
 
@@ -75,6 +78,36 @@ def test_a_hami_cluster_lists_hami_s_release_by_its_label_in_its_namespace(tmp_p
     ):
         assert any(path.startswith(f"{resource}?") and selected in path for path in paths), resource
     assert any(path.startswith("/api/v1/namespaces/kube-system/pods?") and selected in path for path in paths)
+
+
+def test_a_dra_cluster_lists_slices_and_claims_in_its_api_version_and_the_driver_s_release(tmp_path: Path) -> None:
+    folder = copy_state(DRA_HEALTHY, tmp_path / "state", DRA_BROKEN)
+    with api_server(folder) as (url, recorded):
+        kubeconfig = write_kubeconfig(tmp_path / "config", {"train-admin": url}, "train-admin")
+        code, out, _ = run("verify", str(DRA_EXAMPLE), "--cluster", "train", "--kubeconfig", str(kubeconfig))
+    files_code, files_out, _ = run("verify", str(DRA_EXAMPLE), "--cluster", "train", "--from", str(folder))
+    assert (code, body(out)) == (files_code, body(files_out)) == (1, body(files_out))
+    assert {method for method, _ in recorded.requests} == {"GET"}
+    paths = [path for _, path in recorded.requests]
+    slices = "/apis/resource.k8s.io/v1/resourceslices?limit=500"
+    assert slices in paths and any(path.startswith(f"{slices}&continue=") for path in paths)  # 5 slices, 2 a page
+    for resource in ("deviceclasses", "resourceclaimtemplates", "resourceclaims"):  # claims: every namespace's
+        assert any(path.startswith(f"/apis/resource.k8s.io/v1/{resource}?") for path in paths), resource
+    selected = "labelSelector=app.kubernetes.io%2Finstance%3Dnvidia-dra-driver-gpu"
+    daemonsets = "/apis/apps/v1/namespaces/nvidia-dra-driver-gpu/daemonsets?"
+    assert any(path.startswith(daemonsets) and selected in path for path in paths)
+
+
+def test_an_api_version_the_server_does_not_serve_says_so(tmp_path: Path) -> None:
+    text = DRA_EXAMPLE.read_text(encoding="utf-8").replace('kubernetes: "1.34.2"', 'kubernetes: "1.33.1"')
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text(text, encoding="utf-8")
+    with api_server(DATA / DRA_HEALTHY, versions=("v1",)) as (url, _):
+        kubeconfig = write_kubeconfig(tmp_path / "config", {"train-admin": url}, "train-admin")
+        code, _, err = run("verify", str(fleet), "--cluster", "train", "--kubeconfig", str(kubeconfig))
+    assert code == 2
+    assert err.splitlines()[-1].startswith("error: context train-admin: ResourceSlice list: 404 NotFound: ")
+    assert err.splitlines()[-1].endswith("(is resource.k8s.io/v1beta2 served?)")
 
 
 def test_the_context_comes_from_kubeconfig_or_the_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

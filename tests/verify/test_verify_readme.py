@@ -1,5 +1,5 @@
 """The README's "Checking a running cluster": its kubectl commands are the ones verify reads, its output is real,
-for the GPU Operator's prod and for HAMi's stage."""
+for the GPU Operator's prod, HAMi's stage and the DRA driver's train."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from dra_helpers import BROKEN as DRA_BROKEN
+from dra_helpers import DRA_EXAMPLE, train
+from dra_helpers import HEALTHY as DRA_HEALTHY
 from hami_helpers import BROKEN, HAMI_EXAMPLE, HEALTHY, stage
 from verify_helpers import DATA, EXAMPLE, ROOT, cluster, copy_state
 
@@ -23,10 +26,12 @@ SHOWN = re.findall(r"```text\n\$ (gpustack-gen verify .*?)\n(.*?)```", SECTION, 
 
 
 def test_the_commands_write_the_files_verify_reads() -> None:
-    prod, hami = COMMANDS
+    prod, hami, dra = COMMANDS
     assert prod[:-1] == [part.command for part in state_parts(cluster("prod"))]
     assert prod[-1] == "gpustack-gen verify examples/fleet.yaml --cluster prod --from ."
     assert hami == [part.command for part in state_parts(stage()) if part.name == "release"]
+    every = {part.command for part in state_parts(cluster("prod"))}
+    assert dra == [part.command for part in state_parts(train()) if part.command not in every]
 
 
 def _shown_output_is_real(shown: tuple[str, str], example: Path, tmp_path: Path) -> None:
@@ -52,3 +57,10 @@ def test_the_hami_output_is_real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("NO_COLOR", "1")
     copy_state(HEALTHY, tmp_path / "state", BROKEN)
     _shown_output_is_real(SHOWN[1], HAMI_EXAMPLE, tmp_path)
+
+
+def test_the_dra_output_is_real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NO_COLOR", "1")
+    copy_state(DRA_HEALTHY, tmp_path / "state", DRA_BROKEN)
+    _shown_output_is_real(SHOWN[2], DRA_EXAMPLE, tmp_path)

@@ -94,3 +94,15 @@ def both(*edits: Callable[[Files], None]) -> Callable[[Files], None]:
             one(files)
 
     return edit
+
+
+def add_operator_plugin(files: Files, on: str, scenario: str, nodes: int) -> None:
+    """The GPU Operator's own device plugin as ``scenario`` (a gpu-operator cluster) runs it, added to operator.json:
+    its DaemonSet rolled out on ``nodes`` nodes, and one of its pods on node ``on``."""
+    items = json.loads((DATA / scenario / "operator.json").read_text(encoding="utf-8"))["items"]
+    daemonset = next(i for i in items if i["metadata"]["name"] == "nvidia-device-plugin-daemonset")
+    scheduled = ("currentNumberScheduled", "desiredNumberScheduled", "numberAvailable", "numberReady")
+    daemonset["status"].update({key: nodes for key in (*scheduled, "updatedNumberScheduled")})
+    pod = next(i for i in items if i["kind"] == "Pod" and i["metadata"]["name"].startswith("nvidia-device"))
+    pod["spec"]["nodeName"] = on
+    files["operator.json"]["items"] += [daemonset, pod]

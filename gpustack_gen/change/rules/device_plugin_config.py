@@ -11,7 +11,6 @@ for the old name could not be replaced, and the MPS daemon's restart breaks its 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ...model.backends.gpu_operator import NAME
 from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Pool
@@ -23,24 +22,12 @@ ID = "device-plugin-config"
 LEVEL = Level.RESTART
 
 
-def _effective(config: dict[str, Any] | None) -> dict[str, Any] | None:
-    # The Operator sets MIG_STRATEGY, which overrides flags.migStrategy (mig-strategy covers that change).
-    return None if config is None else {k: v for k, v in config.items() if k != "flags"}
-
-
 def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     if not change.on(NAME):
         return
     old, new = change.both
-    old_configs, new_configs = change.old_names.device_plugin_configs, change.new_names.device_plugin_configs
-    changed: list[tuple[Pool, Pool]] = [
-        (before, after)
-        for before, after in change.common_pools
-        if _effective(old_configs.get(before.name)) != _effective(new_configs.get(after.name))
-    ]
-    default_changed = _effective(old_configs[DEFAULT_DEVICE_PLUGIN_KEY]) != _effective(
-        new_configs[DEFAULT_DEVICE_PLUGIN_KEY]
-    )
+    changed: list[tuple[Pool, Pool]] = change.device_plugin_changes
+    default_changed = change.default_device_plugin_changes
     if not changed and not default_changed:
         return
     disruptive = [
@@ -72,8 +59,10 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         steps.restart_device_plugin(
             change,
             "the device plugin and GFD read their config only when they start: restart them to load the new "
-            "content (a rolling restart, one node at a time)",
+            "content (a rolling restart, one node at a time)"
+            + ("; the MPS control daemon too, for the MPS config" if change.mps_config_changes else ""),
             ID,
+            mps_daemon=change.mps_config_changes,
         )
     )
     plan += [steps.allocatable(new, after, ID) for _, after in changed if after.nodes > 0]

@@ -203,7 +203,7 @@ def _to_dra(change: ClusterChange) -> list[Step]:
             ID,
         ),
         Step(
-            Action.DRA_DRIVER,
+            Action.BACKEND,
             commands.dra_driver_upgrade(new, change.paths),
             commands.show_dra_driver(new),
             f"install the NVIDIA DRA driver {new.dra.release.version} with the feature gates the pools need; its "
@@ -319,7 +319,7 @@ def _from_dra(change: ClusterChange) -> list[Step]:
     objects = [*device_classes(old), *(claim_object(old, w) for w in old.workloads)]
     plan += [
         Step(
-            Action.DRA_DRIVER,
+            Action.BACKEND,
             commands.dra_driver_uninstall(old),
             commands.show_dra_driver(old),
             "no pool uses the DRA driver any more: uninstall it",

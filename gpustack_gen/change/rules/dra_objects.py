@@ -12,7 +12,8 @@
   plugin restarts, since it finds static MIG devices only when it starts (``research/dra.md`` §7; on A100
   the mig-manager does not evict it).
 - A shared pool's ``replicas``: no object changes; it is what gpustack-gen checks the workloads against.
-- A new cluster: the driver is installed after the Operator.
+- A new cluster: ``cluster-added`` installs the driver after the Operator (it is the backend's release); its
+  kubelet plugin restarts once the MIG layouts are applied.
 """
 
 from __future__ import annotations
@@ -40,17 +41,19 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     new = change.new
     if new is None or new.backend != NAME:
         return
-    if change.old is None:
-        plan = [_install(change, new, "install the NVIDIA DRA driver; its kubelet plugin starts on the labelled nodes")]
-        plan += [
-            _republish(new, pool)
-            for pool in steps.pools_with_nodes(list(new.pools))
-            if change.new_names.mig_config_label(pool) is not None
-        ]
-        yield Outcome(
-            Finding(ID, Level.NONE, f"the NVIDIA DRA driver {new.dra.release.version} is installed after the Operator"),
-            tuple(plan),
-        )
+    if change.old is None:  # cluster-added installs the driver's release after the Operator
+        mig = [pool for pool in steps.pools_with_nodes(list(new.pools)) if change.new_names.mig_config_label(pool)]
+        if mig:
+            yield Outcome(
+                Finding(
+                    ID,
+                    Level.NONE,
+                    "the DRA kubelet plugin is restarted once the MIG layouts are applied, to publish the MIG devices",
+                    None,
+                    tuple(pool.name for pool in mig),
+                ),
+                tuple(_republish(new, pool) for pool in mig),
+            )
         return
     if not change.on(NAME):
         return  # a move between backends: dra-move
@@ -61,7 +64,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
 
 def _install(change: ClusterChange, cluster: Cluster, reason: str) -> Step:
     return Step(
-        Action.DRA_DRIVER,
+        Action.BACKEND,
         commands.dra_driver_upgrade(cluster, change.paths),
         commands.show_dra_driver(cluster),
         reason,

@@ -38,7 +38,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     if not what:
         return
     plan = [
-        steps.operator(change, f"the driver changes ({'; '.join(what)})", ID, new_chart_version=release_changed),
+        steps.operator(change, f"the driver changes ({'; '.join(what)})", ID),
     ]
     if after.driver_enabled:
         plan.append(

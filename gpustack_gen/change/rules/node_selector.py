@@ -1,4 +1,8 @@
-"""A pool's nodeSelector changes: its nodes need the new labels before workloads select them."""
+"""A pool's nodeSelector changes: its nodes need the new labels before workloads select them.
+
+The labels are set first, by the old selector: every later step of the plan (drain, relabel, waits,
+uncordon) finds the pool's nodes by the new one.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ from collections.abc import Iterator
 
 from .. import steps
 from ..context import ClusterChange
-from ..model import Finding, Level, Outcome
+from ..model import Finding, Level, Outcome, Phase
 
 ID = "node-selector"
 LEVEL = Level.NONE
@@ -25,9 +29,10 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
                 steps.label_nodes(
                     before,
                     dict(added),
-                    "give the pool's nodes the labels of its new nodeSelector before its workloads select them (and "
-                    "set them in the node group template)",
+                    "give the pool's nodes the labels of its new nodeSelector before its workloads select them and "
+                    "before any step finds the nodes by it (and set them in the node group template)",
                     ID,
+                    Phase.FIRST_LABELS,
                 )
             )
         old_text = ",".join(f"{k}={v}" for k, v in before.node_selector)

@@ -45,9 +45,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     if after.toolkit_enabled:
         daemonsets += (commands.TOOLKIT_DAEMONSET,)
     plan: list[Step] = [
-        steps.operator(
-            change, f"GPU Operator {before.release.version} -> {after.release.version}", ID, new_chart_version=True
-        ),
+        steps.operator(change, f"GPU Operator {before.release.version} -> {after.release.version}", ID),
         steps.rollout_wait(
             new,
             (commands.OPERATOR_DEPLOYMENT, *daemonsets),

@@ -19,7 +19,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         return
     _, new = change.both
     for pool in new.pools:
-        if pool.name in change.old_pools:
+        if pool.name in change.old_pools or change.renamed(pool.name):
             continue
         labels = change.new_labels[pool.name]
         plan: list[Step] = []
@@ -30,17 +30,13 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
                 steps.device_plugin_sync(new, key, ID, pool.name),
             ]
         if pool.nodes > 0:
-            plan.append(
-                steps.label_nodes(
-                    pool,
-                    dict(labels),
-                    "label the pool's nodes (create its node group with these labels in its template, so that "
-                    "nodes get them when they join)",
-                    ID,
-                )
+            plan += steps.label_new_nodes(
+                change,
+                pool,
+                "label the pool's nodes (create its node group with these labels in its template, so that nodes get "
+                "them when they join)",
+                ID,
             )
-            if change.new_names.mig_config_label(pool) is not None:
-                plan.append(steps.mig_success(pool, ID))
             plan.append(steps.allocatable(new, pool, ID))
         yield Outcome(
             Finding(

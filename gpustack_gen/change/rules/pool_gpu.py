@@ -1,12 +1,18 @@
-"""A pool changes GPU model: its nodes are replaced by nodes of the new model."""
+"""A pool changes GPU model: its nodes are replaced by nodes of the new model.
+
+Drain the old nodes, replace the node group (new nodes join with the pool's labels, the drained ones go),
+give the new nodes the pool's labels in case their template lacks them, and wait until they advertise
+what the pool offers. The old and new nodes carry the same selector labels, so the wait for the old ones
+to go selects them by their cordon too.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .. import steps
+from .. import commands, steps
 from ..context import ClusterChange
-from ..model import Finding, Level, Outcome
+from ..model import Action, Finding, Level, Outcome, Phase, Step
 
 ID = "pool-gpu"
 LEVEL = Level.DISRUPTIVE
@@ -18,23 +24,42 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     for before, after in change.common_pools:
         if before.gpu.id == after.gpu.id:
             continue
-        plan = []
+        plan: list[Step] = []
         if before.nodes > 0:
-            plan.append(
-                steps.drain(
-                    before,
-                    f"replace the pool's {before.gpu.id} nodes with {after.gpu.id} nodes carrying the pool's labels "
-                    "(a new node group template): evict their pods first",
+            plan += [
+                steps.drain(before, f"the pool's {before.gpu.id} nodes leave: evict their pods first", ID),
+                Step(
+                    Action.WAIT,
+                    commands.wait_nodes_gone(before, cordoned_only=True),
+                    commands.list_nodes(after, "nvidia.com/gpu.product"),
+                    f"replace the pool's node group: create {after.gpu.id} nodes from a template with the pool's "
+                    "labels (node-labels.yaml) and remove the drained ones; this waits until they are gone",
+                    after.name,
                     ID,
-                )
-            )
+                    Phase.LABELS,
+                ),
+            ]
+        config = change.new_names.mig_config_label(after)
+        if after.nodes > 0 and config is not None:
+            # The mig-manager of a new node reads the config its label names at once: the ConfigMap has it first.
+            plan += [
+                steps.apply_configmaps(change, change.new, f"MIG config {config} for the pool's {after.gpu.id}", ID),
+                steps.mig_sync(change.new, config, ID, after.name),
+            ]
         if after.nodes > 0:
+            plan += steps.label_new_nodes(
+                change,
+                after,
+                f"the pool's {after.gpu.id} nodes carry its labels (if their template did not set them)",
+                ID,
+            )
             plan.append(steps.allocatable(change.new, after, ID))
         yield Outcome(
             Finding(
                 ID,
                 LEVEL,
-                f"pool {after.name} changes GPU model ({before.gpu.id} -> {after.gpu.id}): its nodes are replaced",
+                f"pool {after.name} changes GPU model ({before.gpu.id} -> {after.gpu.id}): its nodes are replaced; "
+                "its pods wait for the new nodes",
                 after.name,
                 (after.name,),
             ),

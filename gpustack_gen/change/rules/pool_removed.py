@@ -16,7 +16,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     if change.old is None or change.new is None:
         return
     for pool in change.old.pools:
-        if pool.name in change.new_pools:
+        if pool.name in change.new_pools or change.renamed(pool.name):
             continue
         plan: list[Step] = []
         if pool.nodes > 0:

@@ -34,7 +34,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         Step(
             Action.WAIT,
             commands.nodes_labelled(label, value),
-            None,
+            commands.no_nodes_labelled(label, value),
             f"no node may still carry {label}={value} when its config leaves the ConfigMap: this must list no "
             "node (relabel those it lists, and their node group template, first)",
             None,

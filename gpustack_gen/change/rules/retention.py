@@ -62,7 +62,8 @@ def retired_entries(change: ClusterChange) -> dict[str, Any]:
 
 
 def _missing(change: ClusterChange, pool: Pool, label: str, value: str, snippet: str) -> Outcome:
-    still = "until they are relabelled" if pool.name in change.new_pools else "until they are removed"
+    kept = pool.name in change.new_pools or change.renamed(pool.name)
+    still = "until they are relabelled" if kept else "until they are removed"
     return Outcome(
         Finding(
             ID,

@@ -23,7 +23,7 @@ from ..releases import ChartRelease
 from .claims import claim_object
 from .claims import workload_values as workload_values
 from .device_classes import device_classes
-from .driver import driver_values_file
+from .driver import dra_release, driver_values_file
 
 __all__ = [
     "NAME",
@@ -57,9 +57,7 @@ def patch_only(cluster: Cluster) -> dict[str, Any]:
 
 
 def releases(cluster: Cluster) -> tuple[ChartRelease, ...]:
-    """The driver's chart is installed by its own command (driver.py): an OCI chart, which the wrappers do not
-    describe yet."""
-    return ()
+    return (dra_release(cluster),)
 
 
 def workload_notes(cluster: Cluster, workload: Workload) -> tuple[str, ...]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...model.backends import dra_gpu_config
-from ...model.backends.dra import device_class, resource_api_version
+from ...model.backends.dra import class_attributes, pool_classes, resource_api_version
 from ...model.fleet import Cluster, Pool, Sharing
 from ..artifact import MANAGED_BY
 
@@ -26,15 +26,11 @@ _ATTRIBUTE = "device.attributes['gpu.nvidia.com']"
 
 def device_classes(cluster: Cluster) -> list[dict[str, Any]]:
     api_version = resource_api_version(cluster.kubernetes)
-    documents: list[dict[str, Any]] = []
-    for pool in cluster.pools:
-        if pool.sharing.strategy == "mig":
-            for profile, _ in pool.mig_devices():
-                documents.append(_device_class(api_version, device_class(pool, profile), _selector(pool, profile)))
-        else:
-            config = gpu_config(pool.sharing)
-            documents.append(_device_class(api_version, device_class(pool), _selector(pool), config))
-    return documents
+    return [
+        _device_class(api_version, name, _selector(pool, profile), None if profile else gpu_config(pool.sharing))
+        for pool in cluster.pools
+        for name, profile in pool_classes(pool).items()
+    ]
 
 
 def _device_class(api_version: str, name: str, expression: str, config: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -49,17 +45,12 @@ def _device_class(api_version: str, name: str, expression: str, config: dict[str
     }
 
 
-def _selector(pool: Pool, profile: str | None = None) -> str:
-    """CEL: the driver's devices of the pool's GPU model (and MIG profile)."""
-    names = [f"'{name}'" for name in pool.gpu.nvml_names]
-    product = f"== {names[0]}" if len(names) == 1 else f"in [{', '.join(names)}]"
-    terms = [
-        f"device.driver == '{dra_gpu_config.DRIVER}'",
-        f"{_ATTRIBUTE}.type == '{'gpu' if profile is None else 'mig'}'",
-        f"{_ATTRIBUTE}.productName {product}",
-    ]
-    if profile is not None:
-        terms.append(f"{_ATTRIBUTE}.profile == '{profile}'")
+def _selector(pool: Pool, profile: str | None) -> str:
+    """CEL: the driver's devices of the pool's GPU model (and MIG profile), by the attributes they publish."""
+    terms = [f"device.driver == '{dra_gpu_config.DRIVER}'"]
+    for name, values in class_attributes(pool, profile).items():
+        quoted = [f"'{value}'" for value in values]
+        terms.append(f"{_ATTRIBUTE}.{name} " + (f"== {quoted[0]}" if len(quoted) == 1 else f"in [{', '.join(quoted)}]"))
     return " && ".join(terms)
 
 

@@ -19,13 +19,12 @@ Values (chart ``values.yaml`` and ``templates/validation.yaml``, the same keys i
 
 from __future__ import annotations
 
-import shlex
 from typing import Any
 
-from ...dra_versions import NGC_REPOSITORY, NGC_REPOSITORY_NAME
 from ...model.backends.dra import KUBELET_PLUGIN_LABEL, gates, resource_api_version
 from ...model.fleet import Cluster
 from ..artifact import Artifact
+from ..releases import ChartRelease
 
 VALUES_FILE = "dra-driver-values.yaml"
 RELEASE_NAME = "nvidia-dra-driver-gpu"
@@ -49,33 +48,29 @@ def driver_values(cluster: Cluster) -> dict[str, Any]:
     }
 
 
-def helm_upgrade_command(cluster: Cluster, values_path: str = VALUES_FILE) -> str:
-    """``helm upgrade --install`` of the pinned driver chart; the values are passed whole (never --reuse-values)."""
+def dra_release(cluster: Cluster) -> ChartRelease:
+    """The driver's Helm release: the chart pinned by ``dra.version``, from NVIDIA's repository (25.12.0) or by OCI
+    from registry.k8s.io (0.4.x); its kubelet plugin is what rolls out."""
     release = cluster.dra.release
-    return (
-        f"helm upgrade --install {RELEASE_NAME} {release.chart_reference} --version {release.version} "
-        f"--namespace {cluster.dra.namespace} --create-namespace --values {shlex.quote(values_path)}"
+    return ChartRelease(
+        name=RELEASE_NAME,
+        chart=release.chart,
+        repository_name=release.repository_name,
+        repository_url=release.repository,
+        version=release.version,
+        namespace=cluster.dra.namespace,
+        values_file=VALUES_FILE,
+        values=driver_values(cluster),
+        rollouts=(KUBELET_PLUGIN_DAEMONSET,),
     )
 
 
-def repository_command(cluster: Cluster) -> str | None:
-    """The ``helm repo add`` a chart from NVIDIA's repository needs first (None for an OCI chart)."""
-    if cluster.dra.release.oci:
-        return None
-    return f"helm repo add {NGC_REPOSITORY_NAME} {NGC_REPOSITORY} && helm repo update"
-
-
 def driver_values_file(cluster: Cluster) -> Artifact:
-    release = cluster.dra.release
+    release = dra_release(cluster)
     notes = [
         f"Values for the NVIDIA DRA driver chart {release.chart} {release.version}. Apply the cluster folder first",
         "(kubectl apply -k .: the DeviceClasses and claims), then:",
-    ]
-    repository = repository_command(cluster)
-    if repository is not None:
-        notes.append(repository)
-    notes += [
-        helm_upgrade_command(cluster),
+        *release.install_commands(),
         f"The kubelet plugin runs on nodes labelled {KUBELET_PLUGIN_LABEL}=true (node-labels.yaml), and only there.",
     ]
-    return Artifact(VALUES_FILE, "dra-driver-values", (driver_values(cluster),), tuple(notes))
+    return Artifact(VALUES_FILE, "dra-driver-values", (release.values,), tuple(notes))

@@ -113,8 +113,7 @@ def values_artifact(cluster: Cluster) -> Artifact:
     notes = [
         f"Values for chart {release.reference} {release.version}: HAMi's scheduler, admission webhook and device",
         "plugin. Install it after the GPU Operator, whose own device plugin this cluster turns off:",
-        release.repo_add_command(),
-        release.upgrade_command(),
+        *release.install_commands(),
         f"Its device plugin runs on nodes labelled {NODE_LABEL}={NODE_LABEL_VALUE} (node-labels.yaml). Never --reuse-values.",
     ]
     if needs_runtime_class(cluster):

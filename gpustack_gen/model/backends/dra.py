@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ...dra_versions import GATE_MPS, GATE_TIME_SLICING
+from ...dra_versions import SHARING_GATES
 from ...versions import parse_version
 from . import dra_gpu_config
 
@@ -61,12 +61,34 @@ def device_class(pool: Pool, profile: str | None = None) -> str:
     return f"{pool.name}.mig-{profile.replace('+', '.')}.{CLASS_DOMAIN}"
 
 
+def pool_classes(pool: Pool) -> dict[str, str | None]:
+    """The pool's DeviceClasses, each with the MIG profile it holds (None: whole or shared GPUs)."""
+    if pool.sharing.strategy == "mig":
+        return {device_class(pool, profile): profile for profile, _ in pool.mig_devices()}
+    return {device_class(pool): None}
+
+
+def class_attributes(pool: Pool, profile: str | None = None) -> dict[str, tuple[str, ...]]:
+    """What a device of the class publishes (driver gpu.nvidia.com): attribute -> the values that match. Its type
+    (``gpu``, or ``mig`` for a MIG device), its GPU model's NVML name (``productName``, a MIG device's parent's)
+    and a MIG device's ``profile`` (dra-driver ``cmd/gpu-kubelet-plugin/deviceinfo.go``). The DeviceClass's CEL
+    selector is written from it, and ``verify`` matches the devices a node publishes with it."""
+    attributes = {"type": ("gpu",) if profile is None else ("mig",), "productName": pool.gpu.nvml_names}
+    if profile is not None:
+        attributes["profile"] = (profile,)
+    return attributes
+
+
+def slots_per_device(pool: Pool, profile: str | None = None) -> int:
+    """What one device of the class counts for: ``replicas`` pod slots for a shared GPU, else the device itself."""
+    return pool.sharing.replicas if profile is None and pool.sharing.is_shared else 1
+
+
 def resources_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
     """Devices of each DeviceClass one physical GPU of the pool offers; a shared GPU counts ``replicas`` pod slots."""
-    sharing = pool.sharing
-    if sharing.strategy == "mig":
+    if pool.sharing.strategy == "mig":
         return {device_class(pool, profile): count for profile, count in pool.mig_devices()}
-    return {device_class(pool): sharing.replicas if sharing.is_shared else 1}
+    return {device_class(pool): slots_per_device(pool)}
 
 
 def allocatable_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
@@ -132,8 +154,7 @@ def resource_api_version(kubernetes: str) -> str:
 def gates(cluster: Cluster) -> dict[str, bool]:
     """The driver feature gates the cluster's pools need, and only those (all alpha, off by default)."""
     strategies = {pool.sharing.strategy for pool in cluster.pools}
-    wanted = {GATE_TIME_SLICING: "time-slicing" in strategies, GATE_MPS: "mps" in strategies}
-    return {gate: True for gate, on in wanted.items() if on}
+    return {gate: True for strategy, gate in SHARING_GATES.items() if strategy in strategies}
 
 
 def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
@@ -160,7 +181,7 @@ def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
             )
         _check_options(cluster, pool, pool_origin.sharing, report)
         if pool.sharing.is_shared:
-            gate = GATE_TIME_SLICING if pool.sharing.strategy == "time-slicing" else GATE_MPS
+            gate = SHARING_GATES[pool.sharing.strategy]
             strategy_path = pool_origin.sharing.get("strategy", pool_origin.sharing_path)
             if gate not in used_gates:
                 used_gates.add(gate)

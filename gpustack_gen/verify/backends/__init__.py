@@ -2,17 +2,22 @@
 
 Most checks are the same on every backend: the labels each pool's nodes carry come from the backend's
 ``pool_labels``, what a node advertises from the model, the ClusterPolicy and ConfigMaps from the
-render, the workloads of the Helm releases it installs (HAMi's) from its ``releases``. A backend module
+render, the workloads of the Helm releases it installs (HAMi's, the DRA driver's) from its ``releases``. A backend module
 adds what only it knows:
 
 - ``NAME``;
+- ``state_parts(cluster)``: what ``verify`` reads of the cluster besides what every cluster has (the DRA
+  driver: ResourceSlices, DeviceClasses and claims), each a :class:`~gpustack_gen.verify.state.StatePart`;
+- ``REGISTRATION_PARTS``: the state parts ``registration`` reads besides the nodes; a check that reads what
+  a node registers (its ``NEEDS`` holds :data:`~gpustack_gen.verify.state.REGISTRATION`) needs them too;
 - ``unlabelled(view, label)``: what a node of a pool gets when it lacks one of the pool's labels (a
   :class:`~gpustack_gen.verify.model.Fallback`), or None when nothing stands in for it;
 - ``daemonsets(cluster)``: the DaemonSets in the Operator's namespace that must be rolled out;
 - ``unwanted_daemonsets(cluster)``: those that must not run there, and why;
 - ``registration(view)``: what the node registered with the backend's scheduler beyond its allocatable
-  (a :class:`~gpustack_gen.verify.model.Registration`: HAMi's node annotation, with what is wrong with
-  it), or None when the backend keeps no such record;
+  (a :class:`~gpustack_gen.verify.model.Registration`: HAMi's node annotation, the DRA driver's
+  ResourceSlices, with what is wrong with it), or None when the backend keeps no such record or it was not
+  read;
 - ``rollout_role(rollout)``: what a workload of its releases (``daemonset/hami-device-plugin``) does, and
   what fails without it, for hints;
 - ``not_advertised_causes(view)``: why a node with a GPU advertises none of the pool's resource, most
@@ -25,15 +30,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, cast
 
-from . import gpu_operator, hami
+from . import dra, gpu_operator, hami
 
 if TYPE_CHECKING:
     from ...model.fleet import Cluster
     from ..model import Fallback, NodeView, Registration
+    from ..state import StatePart
 
 
 class VerifyBackend(Protocol):
     NAME: str
+    REGISTRATION_PARTS: tuple[str, ...]
+
+    def state_parts(self, cluster: Cluster) -> tuple[StatePart, ...]: ...
 
     def unlabelled(self, view: NodeView, label: str) -> Fallback | None: ...
 
@@ -51,7 +60,7 @@ class VerifyBackend(Protocol):
 
 
 VERIFY_BACKENDS: Mapping[str, VerifyBackend] = {
-    module.NAME: cast(VerifyBackend, module) for module in (gpu_operator, hami)
+    module.NAME: cast(VerifyBackend, module) for module in (gpu_operator, hami, dra)
 }
 
 

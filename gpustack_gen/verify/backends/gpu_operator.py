@@ -41,14 +41,17 @@ if TYPE_CHECKING:
     from ...k8s_state import ContainerState, Pod
     from ...model.fleet import Cluster
     from ..model import NodeView, Registration
+    from ..state import StatePart
 
 __all__ = [
     "NAME",
+    "REGISTRATION_PARTS",
     "capacity_causes",
     "daemonsets",
     "not_advertised_causes",
     "registration",
     "rollout_role",
+    "state_parts",
     "unlabelled",
     "unwanted_daemonsets",
 ]
@@ -56,6 +59,7 @@ __all__ = [
 PLUGIN = DEVICE_PLUGIN_DAEMONSET.removeprefix("daemonset/")
 DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 REPLICAS_LABEL = "nvidia.com/gpu.replicas"
+REGISTRATION_PARTS: tuple[str, ...] = ()  # the node's allocatable is the whole record
 _MAX_CAUSES = 3
 _RUNTIME_NAMES = {"cri-o": "CRI-O", "containerd": "containerd"}
 
@@ -70,6 +74,10 @@ def daemonsets(cluster: Cluster) -> tuple[str, ...]:
 
 def unwanted_daemonsets(cluster: Cluster) -> dict[str, str]:
     return {}
+
+
+def state_parts(cluster: Cluster) -> tuple[StatePart, ...]:
+    return ()
 
 
 def registration(view: NodeView) -> Registration | None:

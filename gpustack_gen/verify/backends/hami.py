@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...change.commands import MIG_MANAGER_DAEMONSET, TOOLKIT_DAEMONSET, Paths, release_upgrade
-from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET as OPERATOR_PLUGIN_DAEMONSET
+from ...change.commands import TOOLKIT_DAEMONSET, Paths, release_upgrade
 from ...compile.hami.values import (
     DEVICE_PLUGIN_DAEMONSET,
     OPERATING_MODE,
@@ -33,7 +32,6 @@ from ...compile.hami.values import (
     needs_runtime_class,
     waits_for_toolkit,
 )
-from ...compile.operator import operand_daemonsets
 from ...errors import Severity
 from ...model.backends.hami import (
     FULL_CORES,
@@ -47,19 +45,21 @@ from ...model.backends.hami import (
 )
 from ...model.backends.hami import NAME as NAME
 from ..model import Fallback, RegisteredDevice, Registration, RegistrationIssue
+from . import operator_plugin
 from .hami_registration import REGISTER_ANNOTATION, parse_registration
 
 if TYPE_CHECKING:
     from ...k8s_state import Pod
     from ...model.fleet import Cluster
     from ..model import NodeView
+    from ..state import StatePart
 
 HANDSHAKE_ANNOTATION = "hami.io/node-handshake"
 SOURCE = f"annotation {REGISTER_ANNOTATION}"
+REGISTRATION_PARTS: tuple[str, ...] = ()  # the annotation comes with the nodes
 PLUGIN = DEVICE_PLUGIN_DAEMONSET.removeprefix("daemonset/")
 PLUGIN_CONTAINER = "device-plugin"  # charts/hami/templates/device-plugin/daemonsetnvidia.yaml
 PLUGIN_COMPONENT = "app.kubernetes.io/component=hami-device-plugin"
-OPERATOR_PLUGIN = OPERATOR_PLUGIN_DAEMONSET.removeprefix("daemonset/")
 _MAX_CAUSES = 3
 
 UNHEALTHY_HINT = (
@@ -81,26 +81,21 @@ ROLES = {
 
 
 def daemonsets(cluster: Cluster) -> tuple[str, ...]:
-    """GPU Feature Discovery (the Operator's device plugin is off); the container toolkit where HAMi's device
-    plugin waits for it; and the mig-manager, which keeps MIG off on MIG-capable GPUs as their
-    ``nvidia.com/mig.config=all-disabled`` label says."""
-    names = operand_daemonsets(cluster)
-    if waits_for_toolkit(cluster):
-        names += (TOOLKIT_DAEMONSET,)
-    if any(pool.gpu.mig_capable for pool in cluster.pools):
-        names += (MIG_MANAGER_DAEMONSET,)
-    return tuple(name.removeprefix("daemonset/") for name in names)
+    """GPU Feature Discovery, and the mig-manager, which keeps MIG off on MIG-capable GPUs as their
+    ``nvidia.com/mig.config=all-disabled`` label says; the container toolkit where HAMi's device plugin waits
+    for it."""
+    toolkit = (TOOLKIT_DAEMONSET.removeprefix("daemonset/"),) if waits_for_toolkit(cluster) else ()
+    return operator_plugin.kept_daemonsets(cluster) + toolkit
 
 
 def unwanted_daemonsets(cluster: Cluster) -> dict[str, str]:
-    namespace = cluster.operator.namespace
-    return {
-        OPERATOR_PLUGIN: (
-            "the GPU Operator's own device plugin still runs: it advertises nvidia.com/gpu as HAMi's does, and the "
-            "two must not run on one node; with devicePlugin.enabled false in the ClusterPolicy (see clusterpolicy) "
-            f"the Operator deletes it: kubectl wait --for=delete -n {namespace} {OPERATOR_PLUGIN_DAEMONSET} --timeout=10m"
-        )
-    }
+    return operator_plugin.unwanted(
+        cluster, "it advertises nvidia.com/gpu as HAMi's does, and the two must not run on one node"
+    )
+
+
+def state_parts(cluster: Cluster) -> tuple[StatePart, ...]:
+    return ()  # the registration is an annotation of the node
 
 
 def rollout_role(rollout: str) -> str:
@@ -180,7 +175,7 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
             f"(its DaemonSet's nodeSelector): kubectl label node {node.name} {NODE_LABEL}={NODE_LABEL_VALUE}, and set "
             "it in the pool's node group template"
         )
-    operator_pod = _operator_plugin_pod(view)
+    operator_pod = operator_plugin.pod_on(view)
     if operator_pod is not None:
         seen.append(_operator_plugin_cause(view, operator_pod))
     devices = registration(view).devices or ()
@@ -211,7 +206,7 @@ def capacity_causes(view: NodeView, resource: str, actual: int) -> tuple[str, ..
     found = registration(view)
     devices = found.devices
     causes: list[str] = []
-    operator_pod = _operator_plugin_pod(view) if resource == RESOURCE_GPU else None
+    operator_pod = operator_plugin.pod_on(view) if resource == RESOURCE_GPU else None
     if operator_pod is not None:
         causes.append(_operator_plugin_cause(view, operator_pod))
     if found.issues:
@@ -293,10 +288,6 @@ def _plugin_pod(view: NodeView) -> Pod | None:
     return next((p for p in view.state.release_pods_on(view.node.name) if p.owner == PLUGIN), None)
 
 
-def _operator_plugin_pod(view: NodeView) -> Pod | None:
-    return next((p for p in view.state.pods_on(view.node.name) if p.owner == OPERATOR_PLUGIN), None)
-
-
 def _operator_plugin_cause(view: NodeView, pod: Pod) -> str:
     return (
         f"the GPU Operator's own device plugin runs on the node (pod {pod.name}): it advertises nvidia.com/gpu as "
@@ -356,7 +347,7 @@ def _handshake_evidence(view: NodeView) -> list[str]:
 
 
 def _absent_hint(view: NodeView) -> str:
-    pod = _operator_plugin_pod(view)
+    pod = operator_plugin.pod_on(view)
     if pod is not None:
         return f"likely: {_operator_plugin_cause(view, pod)}; HAMi's has not registered the node"
     plugin = _plugin_pod(view)

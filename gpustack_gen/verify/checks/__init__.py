@@ -5,7 +5,10 @@ shows (:class:`~gpustack_gen.verify.observed.Observed`) and yields
 :class:`~gpustack_gen.verify.model.Finding` objects. ``NEEDS`` names the parts of the cluster state it reads
 (:class:`~gpustack_gen.verify.state.StatePart`); a check whose parts were not read is skipped, and the report
 says so, and one that reads a part the cluster does not have (``release`` on a cluster whose backend installs
-no release) does not apply. Each module's docstring says what it covers and cites the upstream behaviour it relies on.
+no release, ``dra`` on one that renders no DRA objects) does not apply.
+:data:`~gpustack_gen.verify.state.REGISTRATION` in ``NEEDS`` stands for the parts the backend keeps its
+registration in (none beyond the nodes, or the DRA driver's ResourceSlices). Each module's docstring says what
+it covers and cites the upstream behaviour it relies on.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from . import (
     capacity_mismatch,
     clusterpolicy,
     configmap_drift,
+    dra_objects,
     gpu_health,
     gpu_not_advertised,
     label_mismatch,
@@ -53,6 +57,7 @@ _MODULES: tuple[ModuleType, ...] = (
     mig_state,
     clusterpolicy,
     configmap_drift,
+    dra_objects,
     operator_pods,
     release_pods,
 )

@@ -12,7 +12,7 @@ from typing import Any
 
 from ...errors import Severity
 from ..expected import Expected, RenderedConfigMap
-from ..model import Finding, differs
+from ..model import Finding, differs, first_difference
 from ..observed import Observed
 
 ID = "configmap-drift"
@@ -60,27 +60,10 @@ def _key(
                 ID, Severity.ERROR, where, f"{where}: not valid YAML: {message}", None, None, None, None, apply
             )
             return
-    difference = _first_difference(want, got, "")
+    difference = first_difference(want, got)
     if difference is not None:
         path, want_value, got_value = difference
         yield Finding(
             ID, Severity.ERROR, where, differs(f"{where}: {path or 'content'}", want_value, got_value), None, None,
             want, got, apply,
         )  # fmt: skip
-
-
-def _first_difference(want: Any, got: Any, path: str) -> tuple[str, Any, Any] | None:
-    """The first path (``sharing.timeSlicing.resources[0].replicas``) where two values differ, with both values."""
-    if isinstance(want, dict) and isinstance(got, dict):
-        for key in [*want, *(k for k in got if k not in want)]:
-            found = _first_difference(want.get(key), got.get(key), f"{path}.{key}" if path else str(key))
-            if found is not None:
-                return found
-        return None
-    if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
-        for index, (a, b) in enumerate(zip(want, got, strict=True)):
-            found = _first_difference(a, b, f"{path}[{index}]")
-            if found is not None:
-                return found
-        return None
-    return None if want == got else (path, want, got)

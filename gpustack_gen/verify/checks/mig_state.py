@@ -5,7 +5,9 @@ mig-manager sets ``nvidia.com/mig.config.state`` to ``pending``, ``rebooting``, 
 ``failed``; after a failure it waits until the label changes or its pod restarts (mig-parted
 ``cmd/nvidia-mig-manager/main.go``). GFD labels the MIG devices it finds: ``nvidia.com/mig-<profile>.count``
 under the mixed strategy, ``nvidia.com/gpu.product`` ``<model>-MIG-<profile>`` with ``nvidia.com/gpu.count``
-under single (k8s-device-plugin ``internal/lm/mig-strategy.go``).
+under single (k8s-device-plugin ``internal/lm/mig-strategy.go``). Under single a layout of several profiles is
+labelled ``<model>-MIG-INVALID`` with count 0: only DRA allows such a pool (the device plugin is off), and there
+``capacity-mismatch`` compares the MIG devices the node publishes in its ResourceSlices instead.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
                     f"GPUs, drain the node); {retry}",
                 )  # fmt: skip
             wanted, found = _devices(expected, pool), _reported(node)
-            if found is not None and wanted != found and state not in ("pending", "rebooting"):
+            if found is not None and wanted is not None and wanted != found and state not in ("pending", "rebooting"):
                 yield _finding(
                     Severity.ERROR, pool, node, "MIG devices", wanted, found,
                     f"the node's GPUs are not partitioned as {pool.labels[MIG_CONFIG_LABEL]} says: check "
@@ -66,9 +68,12 @@ def _finding(
     return Finding(ID, severity, subject, differs(subject, want, got), pool.name, node.name, want, got, hint)
 
 
-def _devices(expected: Expected, pool: PoolExpectation) -> dict[str, int]:
-    """MIG profile -> devices per node, as the pool's layout says, with profiles named as GFD names them."""
+def _devices(expected: Expected, pool: PoolExpectation) -> dict[str, int] | None:
+    """MIG profile -> devices per node, as the pool's layout says, with profiles named as GFD names them; None when
+    GFD cannot label the layout (several profiles under single)."""
     single = expected.cluster.mig_strategy == "single"
+    if single and len(pool.pool.mig_devices()) > 1:
+        return None
     devices: dict[str, int] = {}
     for name, per_gpu in pool.pool.mig_devices():
         profile = pool.pool.gpu.profile(name)

@@ -14,9 +14,10 @@ from ...errors import Severity
 from ..expected import Expected
 from ..model import Finding
 from ..observed import Observed, registered_nodes
+from ..state import REGISTRATION
 
 ID = "node-registration"
-NEEDS = ("nodes",)
+NEEDS = ("nodes", REGISTRATION)
 
 
 def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:

@@ -260,6 +260,10 @@ class Cluster:
         """
         assert self.spec is not None
         pod = getattr(node, kind)
+        if kind == "mps" and pod.running and any(p.node == node.name and _uses_gpu(p.requests) for p in self.pods):
+            # Stopping, the daemon sends `quit` to the MPS control daemon (k8s-device-plugin@v0.17.4
+            # cmd/mps-control-daemon/main.go:115-151, mps/daemon.go:160-185): its clients lose their server.
+            raise SimulationError(f"{node.name}: the MPS control daemon restarts under running MPS clients")
         pod.started = self.now
         pod.retry_at = None
         pod.hang = False

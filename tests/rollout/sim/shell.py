@@ -70,6 +70,8 @@ class Shell:
             words = shlex.split(command)
             if words[:2] in (["kubectl", "wait"], ["kubectl", "rollout"], ["kubectl", "diff"]):
                 self._run(words)
+            elif words[:2] == ["test", "-z"]:
+                self._test_empty(words[2])
         self.cluster.settle()
 
     # --- dispatch -------------------------------------------------------------------------------
@@ -100,7 +102,7 @@ class Shell:
         elif head == ["kubectl", "wait"]:
             self._wait(words)
         elif head == ["kubectl", "get"]:
-            self._get(words)
+            pass  # a listing, for a person (the checks that must list nothing are test -z)
         elif head == ["kubectl", "exec"]:
             pass  # a look inside a pod, for a person
         elif words[:3] == ["helm", "repo", "add"]:
@@ -265,7 +267,12 @@ class Shell:
             return
         if condition == "delete":
             # The plan asks the person to remove the node group now: the nodes go, with whatever runs there.
-            for node in self._nodes(self._option(words, "--selector")):
+            nodes = self._nodes(self._option(words, "--selector"))
+            if "--field-selector" in words:
+                if self._option(words, "--field-selector") != "spec.unschedulable=true":
+                    raise SimulationError(f"the model has no field selector {self._option(words, '--field-selector')}")
+                nodes = [n for n in nodes if n.unschedulable]
+            for node in nodes:
                 if not node.unschedulable or any(pod.node == node.name for pod in self.cluster.pods):
                     raise SimulationError(f"node {node.name} removed with pods still running (drain it first)")
                 del self.cluster.nodes[node.name]
@@ -292,14 +299,15 @@ class Shell:
                 return False
         return True
 
-    def _get(self, words: list[str]) -> None:
-        # The one get that is a check: "-o name" on nodes by label must list nothing before a prune.
-        if words[2] == "nodes" and "-o" in words and self._option(words, "-o") == "name":
-            found = self._nodes(self._option(words, "--selector"))
-            if found:
-                raise SimulationError(
-                    f"nodes still carry {self._option(words, '--selector')}: {[n.name for n in found]}"
-                )
+    def _test_empty(self, substitution: str) -> None:
+        """``test -z "$(kubectl get nodes --selector S -o name)"``: fails while a node matches S."""
+        match = re.fullmatch(r"\$\((.*)\)", substitution)
+        words = shlex.split(match.group(1)) if match else []
+        if words[:3] != ["kubectl", "get", "nodes"] or self._option(words, "-o") != "name":
+            raise SimulationError(f"the model cannot test {substitution!r}")
+        found = self._nodes(self._option(words, "--selector"))
+        if found:
+            raise SimulationError(f"nodes still carry {self._option(words, '--selector')}: {[n.name for n in found]}")
 
     # --- helm -----------------------------------------------------------------------------------
 

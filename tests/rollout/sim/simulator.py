@@ -78,22 +78,40 @@ class Simulation:
 
     def _add_nodes(self) -> None:
         """The old pools' nodes are there from the start; a new pool's nodes join when the plan creates its
-        node group (its label-nodes step), carrying the pool's selector labels."""
+        node group (its label-nodes step), carrying the pool's selector labels. A pool that changes GPU model
+        gets a new node group: its new nodes join when the plan waits for the drained old ones to go."""
         self.joining: dict[str, dict[str, Any]] = {}
-        old = {pool["name"] for pool in self._pools("old-rendered")}
-        for pool in self._pools("old-rendered"):
+        self.replacing: dict[str, dict[str, Any]] = {}
+        old = {pool["name"]: pool for pool in self._pools("old-rendered")}
+        for pool in old.values():
             self._join(pool)
-        for pool in self._pools("rendered"):
-            if pool["name"] not in old and pool["nodes"] > 0:
+        new = self._pools("rendered")
+        # A pool that joins with a leaving pool's selector is that pool renamed: the same nodes.
+        self.renamed = {
+            before["name"]: pool["name"]
+            for pool in new
+            if pool["name"] not in old
+            for before in old.values()
+            if before["nodeSelector"] == pool["nodeSelector"] and before["name"] not in {p["name"] for p in new}
+        }
+        for pool in new:
+            before = old.get(pool["name"])
+            if pool["nodes"] == 0 or pool["name"] in self.renamed.values():
+                continue
+            if before is None or (before["gpu"] != pool["gpu"] and before["nodes"] == 0):
                 self.joining[pool["name"]] = pool
+            elif before["gpu"] != pool["gpu"]:
+                self.replacing[pool["name"]] = pool
 
-    def _join(self, pool: dict[str, Any]) -> None:
+    def _join(self, pool: dict[str, Any], *, template_labels: bool = False) -> None:
+        """``template_labels``: the node group's template sets node-labels.yaml's labels, as the step said."""
         gpu = get_gpu(pool["gpu"])
         assert gpu is not None
         facts = facts_for_product(self.upstream, gpu.product_labels)
+        labels = {**pool["nodeSelector"], **(pool.get("labels") or {} if template_labels else {})}
         for index in range(min(pool["nodes"], NODES_PER_POOL)):
-            name = f"{pool['name']}-{index}"
-            node = Node(name, pool["name"], facts, pool["gpusPerNode"], dict(pool["nodeSelector"]), gpu_id=pool["gpu"])
+            name = f"{pool['name']}-{'new-' if template_labels else ''}{index}"
+            node = Node(name, pool["name"], facts, pool["gpusPerNode"], dict(labels), gpu_id=pool["gpu"])
             self.cluster.join(node)
 
     def bootstrap(self) -> None:
@@ -120,12 +138,20 @@ class Simulation:
             if analysis.errors:
                 raise SimulationError("; ".join(e.message for e in analysis.errors))
             steps = analysis.steps
-        both = {p.name for p in self.new.pools if p.nodes > 0} & {p.name for p in self.old.pools if p.nodes > 0}
+        for node in self.cluster.nodes.values():
+            node.pool = self.renamed.get(node.pool, node.pool)
+        # A pool that changes GPU model has no GPUs from its drain until its new nodes are configured: that
+        # is the change (its finding says so), not a rollout fault.
+        old_pools = {self.renamed.get(p.name, p.name) for p in self.old.pools if p.nodes > 0}
+        both = {p.name for p in self.new.pools if p.nodes > 0} & old_pools
+        both -= set(self.replacing)
         for step in steps:
             self._step(step, both)
         self.cluster.advance(600)
-        if self.joining:
-            raise SimulationError(f"end: no step creates the nodes of pool {', '.join(self.joining)}")
+        if self.joining or self.replacing:
+            raise SimulationError(
+                f"end: no step creates the nodes of pool {', '.join([*self.joining, *self.replacing])}"
+            )
         self._check_end("rendered", self.new)
         return self.report
 
@@ -138,6 +164,10 @@ class Simulation:
                 self._manual(step)
             else:
                 self.shell.run(step.command)
+            if step.pool in self.replacing and step.command and "--for=delete nodes" in step.command:
+                if any(n.pool == step.pool for n in self.cluster.nodes.values()):
+                    raise SimulationError(f"pool {step.pool}'s old nodes are still there")
+                self._join(self.replacing.pop(step.pool), template_labels=True)
             if step.verify is not None:
                 self.shell.check(step.verify)
             self._check_labels()

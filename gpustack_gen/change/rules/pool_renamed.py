@@ -1,0 +1,71 @@
+"""A pool leaves and another joins with the same nodeSelector: the same nodes under a new name.
+
+Planned as a rename in place: the new device-plugin key reaches the nodes' volumes, then the nodes are
+relabelled to it; the config-manager sidecars watch the label and make the plugin and GFD reload
+(k8s-device-plugin ``cmd/config-manager/main.go``), so the GPUs stay advertised throughout. The old key
+stays (``retired``, the retention rule) until no node carries it. A rename that also changes the GPU
+model, what the pool serves, or its node count is refused: as one change it would read as a pool leaving
+(its nodes drained and removed) and one joining on the same nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...compile.artifact import DEVICE_PLUGIN_LABEL
+from ...model.backends.gpu_operator import NAME
+from .. import steps
+from ..context import ClusterChange
+from ..model import Finding, Level, Outcome
+
+ID = "pool-renamed"
+LEVEL = Level.RESTART
+
+
+def outcomes(change: ClusterChange) -> Iterator[Outcome]:
+    if change.old is None or change.new is None:
+        return
+    old, new = change.both
+    for before, after in change.renamed_pools:
+        what = f"pool {before.name} becomes {after.name} (the same nodeSelector: the same nodes)"
+        same_service = (
+            before.gpu.id == after.gpu.id
+            and before.nodes == after.nodes
+            and before.sharing == after.sharing
+            and old.resources_per_gpu(before) == new.resources_per_gpu(after)
+        )
+        if not change.on(NAME) or not same_service:
+            yield Outcome(
+                Finding(
+                    ID,
+                    Level.ERROR,
+                    f"{what}, and "
+                    + ("its backend names its objects after the pool" if same_service else "what it serves changes"),
+                    after.name,
+                    (before.name, after.name),
+                    f"keep the name {before.name} in this change and rename it in a change of its own"
+                    if change.on(NAME)
+                    else f"keep the name {before.name}: a rename on backend {new.backend} is a new pool",
+                )
+            )
+            continue
+        key = change.new_labels[after.name][DEVICE_PLUGIN_LABEL]
+        plan = [
+            steps.apply_configmaps(change, new, f"add device-plugin key {key} for the renamed pool", ID),
+            steps.device_plugin_sync(new, key, ID, after.name),
+        ]
+        if after.nodes > 0:
+            plan += [
+                steps.label_nodes(
+                    after,
+                    {DEVICE_PLUGIN_LABEL: key},
+                    "move the nodes to the pool's new key (and set it in the node group template): the "
+                    "config-manager sidecars reload the device plugin and GFD on the label change",
+                    ID,
+                ),
+                steps.allocatable(new, after, ID),
+            ]
+        yield Outcome(
+            Finding(ID, LEVEL, f"{what}: its nodes move to device-plugin key {key}", after.name, (after.name,)),
+            tuple(plan),
+        )
