@@ -204,8 +204,8 @@ def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathK
         report.warn(
             (*path, "gpuMemory"),
             f"a pod asks for {workload.gpu_memory_mib} MiB of GPU memory per GPU, more than the {least} MiB one "
-            f"{pool.gpu.name} of pool {pool.name!r} may register with HAMi ({MEMORY_SHORTFALL_WHY}, which HAMi "
-            "hands out): on such a GPU the pod stays Pending",
+            f"{pool.gpu.name} of pool {pool.name!r} may register: HAMi hands out what NVML reports "
+            f"({MEMORY_SHORTFALL_WHY}), and on such a GPU the pod stays Pending",
             f"check nvidia-smi --query-gpu=memory.total on a node of the pool, or ask for at most {least}Mi",
         )
     return True
