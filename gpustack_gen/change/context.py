@@ -95,6 +95,11 @@ class ClusterChange:
         order = [*self.new_pools, *(n for n in self.old_pools if n not in self.new_pools)]
         return order.index(name) if name in order else -1
 
+    def keeps_labelled_configs(self) -> bool:
+        """Both sides run one backend whose nodes carry labels naming entries of its ConfigMaps."""
+        old, new = self.both
+        return old.backend == new.backend and new.semantics.NODE_LABELLED_CONFIGS
+
     def on(self, backend: str) -> bool:
         """Both sides run ``backend``: its own rules apply (a move between backends has rules of its own)."""
         return all(c is not None and c.backend == backend for c in (self.old, self.new))

@@ -122,7 +122,9 @@ def uncordon(pool: Pool, rule: str) -> Step:
 
 
 def label_nodes(pool: Pool, labels: dict[str, str | None], reason: str, rule: str, phase: Phase = Phase.LABELS) -> Step:
-    verify = commands.list_nodes(pool, *labels)
+    """The check waits for every label set (a removal only shows: an absent label has no value to wait for)."""
+    waits = [commands.wait_label(pool, label, value) for label, value in labels.items() if value is not None]
+    verify = " && ".join(waits) or commands.list_nodes(pool, *labels)
     return Step(Action.LABEL_NODES, commands.label_pool(pool, labels), verify, reason, pool.name, rule, phase)
 
 

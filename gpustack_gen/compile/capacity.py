@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model.fleet import ISOLATION, Cluster
+from ..model.fleet import Cluster
 from .artifact import Artifact
 from .backends import backend_of
 
@@ -28,7 +28,7 @@ def capacity(cluster: Cluster) -> Artifact:
             "gpusPerNode": pool.gpus_per_node,
             "physicalGpus": pool.physical_gpus,
             "sharing": sharing,
-            "isolation": ISOLATION[pool.sharing.strategy],
+            "isolation": cluster.semantics.isolation(cluster, pool),
             "perNode": per_node,
             "total": cluster.resources_total(pool),
             "requested": _in_order_of(per_node, asked.get(pool.name, {})),

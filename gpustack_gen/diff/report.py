@@ -106,7 +106,7 @@ def format_change(change: Change) -> str:
     return f"{change.path}: {format_value(change.old)} -> {format_value(change.new)}"
 
 
-def _cluster_headline(cluster: ClusterDiff, impact: bool) -> str:
+def _cluster_headline(cluster: ClusterDiff) -> str:
     counts = cluster.file_counts()
     parts = [f"{n} file{'s' if n != 1 else ''} {status}" for status, n in counts.items() if n]
     text = f"{cluster.name} ({cluster.status.value})"
@@ -144,7 +144,7 @@ def render_text(result: DiffResult, context: ReportContext = ReportContext()) ->
         lines.append(style(f"note: {_impact_note()}", dim=True))
     for cluster in result.clusters:
         lines.append("")
-        headline = _cluster_headline(cluster, result.impact_available)
+        headline = _cluster_headline(cluster)
         if result.impact_available:
             level = cluster.level
             headline += "  " + style(f"[{level.value}]", fg=_LEVEL_COLORS[level], bold=level.rank >= 2)
@@ -272,7 +272,7 @@ def render_github(result: DiffResult, context: ReportContext = ReportContext()) 
             message = "\n".join([finding.message, *_finding_details(finding)])
             lines.append(annotation(_ANNOTATION[finding.level], f"{cluster.name}: {finding.rule}", message))
         if not result.impact_available:
-            lines.append(annotation("notice", f"{cluster.name}: files", _cluster_headline(cluster, False)))
+            lines.append(annotation("notice", f"{cluster.name}: files", _cluster_headline(cluster)))
     lines.append(f"gpustack-gen diff: {summary_line(result)}")
     return "\n".join(lines) + "\n"
 

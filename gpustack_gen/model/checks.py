@@ -210,17 +210,18 @@ def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report
                 f"{sharing.replicas} replicas is more than {sharing.strategy} allows on {gpu.name} (at most {limit})",
                 "a handful of pods per GPU is typical: 2 to 8",
             )
-        # k8s-device-plugin README (MPS): each replica gets 1/N of the memory and compute, as limits the MPS
-        # server applies to its clients; isolation it is not, since the clients share that one server.
-        sharing_risk = (
-            "pods sharing a GPU share its memory, and one pod can run the others out of memory"
+        # MPS limits each client as its backend says (the device plugin: 1/N of the memory and compute,
+        # k8s-device-plugin README; the DRA driver: the GpuConfig's), but the clients share one MPS server.
+        # An isolation text is "<level>: <what>".
+        risk = (
+            "gives no memory isolation: pods sharing a GPU share its memory, and one pod can run the others out of "
+            "memory"
             if sharing.strategy == "time-slicing"
-            else "the MPS server limits each pod to 1/replicas of the GPU's memory and compute, but the pods "
-            "share that server, and a fatal GPU error in one ends the others"
+            else "gives no fault isolation: " + cluster.semantics.isolation(cluster, pool).partition(": ")[2]
         )
         report.warn(
             strategy_path,
-            f"{sharing.strategy} on {_pool_name(cluster, pool)} gives no memory isolation: {sharing_risk}",
+            f"{sharing.strategy} on {_pool_name(cluster, pool)} {risk}",
             "use MIG on GPUs that have it for isolation"
             if gpu.mig_capable
             else "size each pod's GPU memory use to 1/replicas of the GPU"
@@ -452,11 +453,11 @@ def _report_capacity(
     wanted = 0
     overflowing: Workload | None = None
     for workload in placed:
-        count = cluster.workload_request(workload).get(resource, 0)
+        count = cluster.workload_total(workload).get(resource, 0)
         if workload.pool != pool.name or not count:
             continue
-        who.append(f"{workload.name} {count * workload.replicas}")
-        wanted += count * workload.replicas
+        who.append(f"{workload.name} {count}")
+        wanted += count
         if overflowing is None and wanted > total:
             overflowing = workload
     assert overflowing is not None  # only called when the workloads ask for more than the total
@@ -464,15 +465,20 @@ def _report_capacity(
         origin.workloads[(overflowing.namespace, overflowing.name)],
         f"workloads ask for {wanted} {resource} of pool {pool.name!r} ({', '.join(who)}), which has {total}: "
         f"{overflowing.name} takes the total past it",
-        _capacity_hint(pool, resource),
+        _capacity_hint(cluster, pool, resource),
     )
 
 
-def _capacity_hint(pool: Pool, resource: str) -> str:
+def _capacity_hint(cluster: Cluster, pool: Pool, resource: str) -> str:
     if pool.sharing.strategy == "hami":
         if resource.endswith("/gpu"):
             return "add nodes, raise the pool's split, or lower the workloads' replicas"
         return "add nodes, or lower the workloads' replicas or their GPU memory and cores"
+    if cluster.semantics.pods_share_request(cluster, pool):
+        return (
+            "each workload's claim holds its gpus devices whatever its pod count: add nodes, or run the pods of "
+            "several workloads as one workload (up to the pool's replicas pods share its claim)"
+        )
     if pool.sharing.is_shared:
         return "add nodes, raise the pool's sharing replicas, or lower the workloads' replicas"
     return "add nodes or GPUs per node, or lower the workloads' gpus or replicas"

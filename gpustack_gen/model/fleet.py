@@ -299,20 +299,27 @@ class Cluster:
         """What one pod of ``workload`` takes of its pool's resources (:meth:`resources_per_node`)."""
         return self.semantics.workload_request(self, workload)
 
+    def workload_total(self, workload: Workload) -> dict[str, int]:
+        """What all the pods of ``workload`` take together: one request each, or one they share (a DRA claim)."""
+        pool = self.pool(workload.pool)
+        assert pool is not None  # checked when the fleet was loaded
+        pods = 1 if self.semantics.pods_share_request(self, pool) else workload.replicas
+        return {resource: count * pods for resource, count in self.workload_request(workload).items()}
+
     def workload_limits(self, workload: Workload) -> dict[str, int]:
         """The extended resources one pod of ``workload`` lists in ``resources.limits``."""
         return self.semantics.workload_limits(self, workload)
 
     def requested_by_pool(self, workloads: Iterable[Workload] | None = None) -> dict[str, dict[str, int]]:
-        """Pool name -> resource -> what ``workloads`` (default: all of the cluster's) ask for, x replicas.
+        """Pool name -> resource -> what ``workloads`` (default: all of the cluster's) ask for (:meth:`workload_total`).
 
         Pools and resources appear in the order the workloads name them; pools nobody asks for are absent.
         """
         asked: dict[str, dict[str, int]] = {}
         for workload in self.workloads if workloads is None else workloads:
             pool = asked.setdefault(workload.pool, {})
-            for resource, count in self.workload_request(workload).items():
-                pool[resource] = pool.get(resource, 0) + count * workload.replicas
+            for resource, count in self.workload_total(workload).items():
+                pool[resource] = pool.get(resource, 0) + count
         return asked
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ..compile.artifact import Artifact, EmbeddedYaml
@@ -30,46 +31,76 @@ from .operator_schema import OperatorSchemaKind, operator_validator, without_del
 ALWAYS_CHECKED_KINDS = ("ConfigMap", "DeviceClass", "ResourceClaimTemplate", "ResourceClaim")
 
 
+Validator = Callable[[Cluster, Artifact, dict[str, Any]], None]
+
+
 def validate_artifacts(cluster: Cluster, artifacts: list[Artifact]) -> None:
-    release = cluster.operator.release
     for artifact in artifacts:
-        for document in artifact.documents:
-            if artifact.kind == "helm-values":
-                _check_operator_document(artifact, "", document, "gpu-operator-values", release.version)
-            elif artifact.kind == "clusterpolicy-patch":
-                # null deletes a key in a merge patch; what remains must fit the version's spec schema.
-                _check_operator_document(
-                    artifact, "spec.", without_deletions(document["spec"]), "clusterpolicy-spec", release.version
-                )
-            elif artifact.kind == "device-plugin-configmap":
-                for key, config in _embedded(document):
-                    findings = check_device_plugin_config(
-                        config, device_plugin_version=release.device_plugin, mps_root_from_operator=True
-                    )
-                    if findings:
-                        raise InternalError(artifact.path, f"data.{key}.{findings[0].path}", findings[0].message)
-            elif artifact.kind == "mig-parted-configmap":
-                for key, config in _embedded(document):
-                    findings = check_mig_parted_config(config)
-                    if findings:
-                        raise InternalError(artifact.path, f"data.{key}.{findings[0].path}", findings[0].message)
-            elif artifact.kind == "hami-values":
-                hami_findings = check_hami_values(document, cluster.hami.release)
-                if hami_findings:
-                    first = hami_findings[0]
-                    raise InternalError(
-                        artifact.path, first.path, f"{first.message} (HAMi chart {cluster.hami.release.version})"
-                    )
-            elif artifact.kind == "dra-driver-values":
-                _raise_first(artifact, check_driver_values(document, cluster.dra.release))
-            elif artifact.kind in ("dra-device-classes", "dra-claims"):
-                _raise_first(artifact, check_opaque_configs(document, frozenset(dra_gates(cluster))))
-            elif artifact.kind in GITOPS_KINDS:
-                gitops_findings = check_gitops_document(document)
-                if gitops_findings:
-                    raise InternalError(artifact.path, gitops_findings[0].path, gitops_findings[0].message)
+        validator = VALIDATORS.get(artifact.kind)
+        if validator is not None:
+            for document in artifact.documents:
+                validator(cluster, artifact, document)
     _check_wrappers_agree(cluster, artifacts)
     _validate_kubernetes(cluster, artifacts)
+
+
+def _operator_values(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:
+    _check_operator_document(artifact, "", document, "gpu-operator-values", cluster.operator.release.version)
+
+
+def _clusterpolicy_patch(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:
+    # null deletes a key in a merge patch; what remains must fit the version's spec schema.
+    spec = without_deletions(document["spec"])
+    _check_operator_document(artifact, "spec.", spec, "clusterpolicy-spec", cluster.operator.release.version)
+
+
+def _device_plugin_configmap(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:
+    for key, config in _embedded(document):
+        findings = check_device_plugin_config(
+            config, device_plugin_version=cluster.operator.release.device_plugin, mps_root_from_operator=True
+        )
+        if findings:
+            raise InternalError(artifact.path, f"data.{key}.{findings[0].path}", findings[0].message)
+
+
+def _mig_parted_configmap(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:
+    for key, config in _embedded(document):
+        findings = check_mig_parted_config(config)
+        if findings:
+            raise InternalError(artifact.path, f"data.{key}.{findings[0].path}", findings[0].message)
+
+
+def _hami_values(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:
+    findings = check_hami_values(document, cluster.hami.release)
+    if findings:
+        first = findings[0]
+        raise InternalError(artifact.path, first.path, f"{first.message} (HAMi chart {cluster.hami.release.version})")
+
+
+def _dra_driver_values(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:
+    _raise_first(artifact, check_driver_values(document, cluster.dra.release))
+
+
+def _dra_objects(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:
+    _raise_first(artifact, check_opaque_configs(document, frozenset(dra_gates(cluster))))
+
+
+def _gitops(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:
+    _raise_first(artifact, check_gitops_document(document))
+
+
+# Artifact kind -> the upstream rules its documents must pass (Kubernetes schemas: _validate_kubernetes).
+VALIDATORS: dict[str, Validator] = {
+    "helm-values": _operator_values,
+    "clusterpolicy-patch": _clusterpolicy_patch,
+    "device-plugin-configmap": _device_plugin_configmap,
+    "mig-parted-configmap": _mig_parted_configmap,
+    "hami-values": _hami_values,
+    "dra-driver-values": _dra_driver_values,
+    "dra-device-classes": _dra_objects,
+    "dra-claims": _dra_objects,
+    **{kind: _gitops for kind in GITOPS_KINDS},
+}
 
 
 def _raise_first(artifact: Artifact, findings: list[SchemaFinding]) -> None:

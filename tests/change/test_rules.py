@@ -308,10 +308,22 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         [],
         _on_dra,
     ),
-    "dra-objects sharing": (
+    "dra-objects sharing": (  # a new shared claim (its name has the config's digest); the pool has room for both
         _t4(interval="Short"),
-        [("dra-objects", "restart", None)],
-        ["apply-configmaps", "update-workloads"],
+        [("workload-values", "restart", None), ("dra-objects", "restart", None)],
+        ["apply-configmaps", "update-workloads", "prune"],
+        _on_dra,
+    ),
+    "dra-objects sharing on a full pool": (  # the old claim holds the only GPU: stop the pods first
+        _t4(interval="Short"),
+        [("workload-values", "restart", None), ("dra-objects", "restart", None)],
+        ["apply-configmaps", "update-workloads", "update-workloads", "prune"],
+        lambda d: (_on_dra(d), pool(d, "t4").update(nodes=1)),
+    ),
+    "dra-objects claims in a new namespace": (  # created before the cluster folder is applied
+        lambda d: prod(d)["workloads"].append({"name": "batch", "namespace": "batch", "pool": "t4", "replicas": 2}),
+        [("workload-values", "restart", None), ("dra-objects", "restart", None)],
+        ["apply-configmaps", "apply-configmaps", "update-workloads"],
         _on_dra,
     ),
     "dra-objects pool added": (
@@ -374,8 +386,13 @@ def test_a_cluster_added_is_installed_and_a_removed_one_left_alone() -> None:
 
 def test_a_cluster_added_on_dra_gets_the_driver_after_the_operator() -> None:
     added = analyse(None, fleet(changed(_on_dra)).clusters[0])
-    assert [(f.rule, f.level.value) for f in added.findings] == [("cluster-added", "none"), ("dra-objects", "none")]
+    assert [(f.rule, f.level.value) for f in added.findings] == [
+        ("cluster-added", "none"),
+        ("dra-objects", "none"),  # the claims' namespaces
+        ("dra-objects", "none"),  # the kubelet plugin restarted after the MIG layouts
+    ]
     assert [s.action.value for s in added.steps] == [
+        "apply-configmaps",  # the namespaces the claims go into: applying the cluster folder needs them
         "apply-configmaps",
         "label-nodes",
         "label-nodes",

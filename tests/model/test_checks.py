@@ -669,9 +669,9 @@ def test_mps_fail_requests_true_before_device_plugin_v0_20_is_a_quiet_no_op() ->
     fleet = load(edit({16: "sharing: {strategy: mps, replicas: 4, failRequestsGreaterThanOne: true}"}))
     assert fleet.clusters[0].pools[0].sharing.fail_requests_greater_than_one is True
     assert [w.message for w in fleet.warnings] == [
-        "mps on pool 'pool' in cluster 'prod' gives no memory isolation: the MPS server limits each pod to "
-        "1/replicas of the GPU's memory and compute, but the pods share that server, and a fatal GPU error in one "
-        "ends the others"
+        "mps on pool 'pool' in cluster 'prod' gives no fault isolation: the MPS server limits each client to "
+        "1/replicas of the GPU's memory and compute, but the clients share one MPS server, so a fatal GPU error in "
+        "one ends the others"
     ]
 
 
@@ -770,14 +770,14 @@ def test_time_slicing_warns_about_memory_isolation() -> None:
     )
 
 
-def test_mps_warns_about_memory_isolation() -> None:
+def test_mps_warns_about_fault_isolation() -> None:
     fleet = load(edit({16: "sharing: {strategy: mps, replicas: 4}"}))
     (warning,) = fleet.warnings
     check(
         warning,
         "fleet.yaml:16:29",
         f"{POOL}.sharing.strategy",
-        "mps on pool 'pool' in cluster 'prod' gives no memory isolation",
+        "mps on pool 'pool' in cluster 'prod' gives no fault isolation",
         "different GPUs",
     )
 

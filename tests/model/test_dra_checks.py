@@ -6,11 +6,17 @@ Each test changes a line or two of ``DRA``, a small valid fleet on backend dra (
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
 from fleet_text import check, edit, load, the_error
 
 from gpustack_gen.compile import compile_cluster
+from gpustack_gen.compile.dra.claims import claim_object
 from gpustack_gen.compile.dra.device_classes import gpu_config
+from gpustack_gen.model.backends import dra as dra_backend
 from gpustack_gen.model.backends.dra import device_class
+from gpustack_gen.versions import NEWEST_OPERATOR
 
 DRA = """\
 apiVersion: gpustack-gen/v1alpha1
@@ -59,6 +65,7 @@ def test_1_32_and_1_33_warn_about_the_feature_gate_and_runtime_config() -> None:
         assert "DynamicResourceAllocation feature gate" in warning
         assert f"--runtime-config=resource.k8s.io/{api}" in warning
         assert "documents Kubernetes v1.34.2 or newer" in warning
+        assert "on a new install (there is no downgrade), pin dra.version 25.12.0" in warning
 
 
 def test_1_34_before_the_drivers_prerequisite_warns() -> None:
@@ -70,6 +77,27 @@ def test_1_34_before_the_drivers_prerequisite_warns() -> None:
 def test_an_operator_before_v25_10_is_refused() -> None:
     problem = the_error(dra({4: "operator: {version: v25.3.3}"}))
     check(problem, "fleet.yaml:4:23", "defaults.operator.version", "needs GPU Operator v25.10.0", "v26.7.0")
+
+
+def test_the_operator_hint_names_the_newest_known_operator(monkeypatch: pytest.MonkeyPatch) -> None:
+    newer = dataclasses.replace(NEWEST_OPERATOR, version="v27.1.0")
+    monkeypatch.setattr(dra_backend, "NEWEST_OPERATOR", newer)
+    problem = the_error(dra({4: "operator: {version: v25.3.3}"}))
+    check(problem, "fleet.yaml:4:23", "defaults.operator.version", "needs GPU Operator v25.10.0", "pin operator.version v27.1.0")
+
+
+def test_cdi_off_is_refused() -> None:
+    """The DRA driver hands devices to containers by CDI, which the Operator's toolkit enables in the runtime."""
+    problem = the_error(dra({4: "operator: {version: v26.7.0, cdi: {enabled: false}}"}))
+    check(problem, "fleet.yaml:4:47", "defaults.operator.cdi.enabled", "CDI", "cdi.enabled: true")
+
+
+def test_a_gpu_driver_before_565_is_refused_and_before_580_warned_about() -> None:
+    problem = the_error(dra({4: "operator: {version: v26.7.0, driver: {version: 550.144.03}}"}))
+    check(problem, "fleet.yaml:4:50", "defaults.operator.driver.version", "565 or newer", "580")
+    (warning,) = [w for w in warnings(dra({4: "operator: {version: v26.7.0, driver: {version: 570.195.03}}"})) if "570" in w]
+    assert "defaults.operator.driver.version" in warning and "580 or newer" in warning
+    assert not [w for w in warnings(DRA) if "driver 5" in w]  # the chart's default, 595.91.07
 
 
 def test_an_unknown_driver_version_suggests_known_ones() -> None:
@@ -158,30 +186,66 @@ def test_a_workload_with_more_pods_than_a_claim_may_share_is_refused() -> None:
     )
 
 
-def test_a_shared_pool_counts_replicas_pod_slots_per_gpu() -> None:
+def test_a_shared_claim_takes_its_devices_whatever_its_pod_count() -> None:
+    """A shared ResourceClaim is allocated its ``gpus`` devices for itself: the pods of other workloads cannot
+    join it, so a pool's capacity is its physical GPUs, and each workload takes its ``gpus`` of them."""
     (cluster,) = load(DRA).clusters
     (pool,) = cluster.pools
-    assert cluster.resources_per_node(pool) == {"pool.gpu.gpustack-gen.dev": 4}
-    assert cluster.resources_total(pool) == {"pool.gpu.gpustack-gen.dev": 8}
-    assert cluster.requested_by_pool() == {"pool": {"pool.gpu.gpustack-gen.dev": 4}}
+    assert cluster.resources_per_node(pool) == {"pool.gpu.gpustack-gen.dev": 1}
+    assert cluster.resources_total(pool) == {"pool.gpu.gpustack-gen.dev": 2}
+    assert cluster.requested_by_pool() == {"pool": {"pool.gpu.gpustack-gen.dev": 1}}
     capacity = next(a for a in compile_cluster(cluster) if a.kind == "capacity").documents[0]
-    assert capacity["pools"][0]["dra"]["podsPerClaim"] == 4
-    assert "no DRA object enforces" in capacity["pools"][0]["dra"]["counts"]
+    details = capacity["pools"][0]["dra"]
+    assert details["podsPerClaim"] == 4
+    claim = claim_object(cluster, cluster.workloads[0])["metadata"]["name"]
+    assert details["sharedClaims"] == {f"ml/{claim}": {"devices": 1, "pods": 4}}
+
+
+def test_shared_claims_of_small_workloads_need_a_gpu_each() -> None:
+    """One T4 time-sliced by 4 and three workloads of 1, 1 and 2 pods: 4 pods, but three claims for one GPU."""
+    workloads = "\n".join(
+        f"- {{name: app{index}, namespace: ml, pool: pool, replicas: {pods}}}" for index, pods in enumerate((1, 1, 2))
+    )
+    problem = the_error(dra({13: "nodes: 1", 18: workloads}))
+    check(
+        problem,
+        "fleet.yaml:19:9",
+        "clusters[0].workloads[1]",
+        "workloads ask for 3 pool.gpu.gpustack-gen.dev of pool 'pool' (app0 1, app1 1, app2 1), which has 1: app1",
+        "each workload's claim holds its gpus devices whatever its pod count",
+    )
 
 
 def test_a_shared_pool_gets_one_claim_per_workload_named_by_every_pod() -> None:
     (cluster,) = load(DRA).clusters
     artifacts = {a.path: a for a in compile_cluster(cluster)}
     (claim,) = artifacts["dra-claims.yaml"].documents
-    assert (claim["kind"], claim["metadata"]["name"], claim["metadata"]["namespace"]) == (
+    name = claim["metadata"]["name"]
+    assert (claim["kind"], name.rsplit(".", 1)[0], claim["metadata"]["namespace"]) == (
         "ResourceClaim",
         "app.pool.gpu",
         "ml",
     )
     fragment = artifacts["workloads/ml.app.yaml"].documents[0]
-    assert fragment["resourceClaims"] == [{"name": "gpu", "resourceClaimName": "app.pool.gpu"}]
+    assert fragment["resourceClaims"] == [{"name": "gpu", "resourceClaimName": name}]
     assert fragment["resources"]["claims"] == [{"name": "gpu"}]
     assert "limits" not in fragment["resources"]
+
+
+def test_a_sharing_change_renames_the_shared_claim() -> None:
+    """Kubernetes copies the class's config into a claim when it allocates it, and a shared claim stays allocated
+    while any pod uses it: only a new claim gets the new config, so the name carries the config's digest."""
+
+    def claim(text: str) -> str:
+        (cluster,) = load(text).clusters
+        return str(claim_object(cluster, cluster.workloads[0])["metadata"]["name"])
+
+    default, short = claim(DRA), claim(dra({16: "sharing: {strategy: time-slicing, replicas: 4, interval: Short}"}))
+    assert default.startswith("app.pool.gpu.") and short.startswith("app.pool.gpu.")
+    assert default != short
+    assert claim(dra({16: "sharing: {strategy: time-slicing, replicas: 4, interval: Default}"})) == default
+    fewer = dra({16: "sharing: {strategy: time-slicing, replicas: 3}", 18: "- {name: app, namespace: ml, pool: pool}"})
+    assert claim(fewer) == default  # time-slicing's replicas are in no config
 
 
 def test_whole_gpus_get_a_claim_per_pod_from_a_template() -> None:
@@ -256,3 +320,29 @@ def test_several_gpus_of_a_shared_pool_are_distinct_devices_on_dra() -> None:
     """The device plugin may serve a request for several shared GPUs with slices of one (a warning there)."""
     text = dra({14: "gpusPerNode: 2", 18: "- {name: app, namespace: ml, pool: pool, gpus: 2, replicas: 2}"})
     assert not [w for w in warnings(text) if "slices of one GPU" in w]
+
+
+# --- MPS isolation: what the pool's GpuConfig limits ------------------------------------------------------
+
+
+def _mps_capacity(sharing: str) -> tuple[dict[str, object], list[str]]:
+    text = dra({16: sharing, 18: "- {name: app, namespace: ml, pool: pool}"})
+    (cluster,) = load(text).clusters
+    capacity = next(a for a in compile_cluster(cluster) if a.kind == "capacity").documents[0]
+    return capacity["pools"][0], [w for w in warnings(text) if "fault isolation" in w or "memory isolation" in w]
+
+
+def test_mps_with_a_pinned_limit_limits_each_pods_memory_to_it() -> None:
+    pool, (warning,) = _mps_capacity("sharing: {strategy: mps, replicas: 4, pinnedMemoryLimit: 4Gi}")
+    assert pool["dra"]["pinnedMemoryLimit"] == "4Gi"
+    assert "25% of the GPU's threads and 4Gi of pinned device memory" in pool["isolation"]
+    assert "4Gi of pinned device memory" in warning
+    assert "1/replicas" not in warning and "no memory isolation" not in warning
+
+
+def test_mps_without_a_pinned_limit_does_not_split_memory_on_dra() -> None:
+    """The device plugin gives each MPS replica 1/replicas of the memory; the DRA driver only the pinned limit."""
+    pool, (warning,) = _mps_capacity("sharing: {strategy: mps, replicas: 4}")
+    assert "none" in pool["dra"]["pinnedMemoryLimit"] and "not split" in pool["dra"]["pinnedMemoryLimit"]
+    assert "no limit on its memory" in pool["isolation"]
+    assert "no limit on its memory" in warning and "1/replicas" not in warning

@@ -38,6 +38,7 @@ from verify_helpers import DATA, Files, both, copy_state, item, label, node
 
 from gpustack_gen import load_fleet
 from gpustack_gen.cli import main
+from gpustack_gen.compile.dra.claims import claim_name
 from gpustack_gen.errors import ExitCode, Severity
 from gpustack_gen.verify import read_state_dir, state_parts, verify_cluster
 from gpustack_gen.verify.backends import VERIFY_BACKENDS, verify_backend
@@ -377,12 +378,14 @@ def test_a_shared_claim_used_by_more_pods_than_replicas_is_a_warning(tmp_path: P
     )
     shared = load_fleet(text, name="fleet.yaml").cluster("train")
     assert shared is not None
+    # the shared claim's name carries its class config's digest (compile/dra/claims.py)
+    shared_claim = claim_name(shared, next(w for w in shared.workloads if w.name == "llm-finetune"))
 
     def edit(files: Files) -> None:
         claims = [d for d in files["dra.json"]["items"] if d["metadata"].get("name", "").startswith("llm-finetune.")]
         template = claims[0]
         template.update(kind="ResourceClaim", spec=template["spec"]["spec"])
-        template["metadata"]["name"] = "llm-finetune.h100.gpu"
+        template["metadata"]["name"] = shared_claim
         template["spec"]["devices"]["requests"][0]["exactly"]["count"] = 1
         template["status"] = {"reservedFor": [{"name": f"llm-finetune-{i}", "resource": "pods"} for i in range(3)]}
         for device_class in files["dra.json"]["items"]:
@@ -405,12 +408,12 @@ def test_a_shared_claim_used_by_more_pods_than_replicas_is_a_warning(tmp_path: P
     (finding,) = [f for f in result.findings if f.check == "dra-objects"]
     assert (finding.severity, finding.subject, finding.expected, finding.actual) == (
         Severity.WARNING,
-        "ResourceClaim research/llm-finetune.h100.gpu",
+        f"ResourceClaim research/{shared_claim}",
         2,
         3,
     )
     assert "no DRA object enforces the pool's replicas" in finding.hint
-    # the shared pool's slices count replicas pod slots per GPU, as the model does
+    # the shared pool's slices count a device per GPU, as the model does
     assert [f for f in result.findings if f.check == "capacity-mismatch"] == []
 
 

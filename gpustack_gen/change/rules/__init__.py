@@ -72,10 +72,3 @@ _MODULES: tuple[ModuleType, ...] = (
 )
 RULES: tuple[Rule, ...] = tuple(cast(Rule, module) for module in _MODULES)
 RULE_IDS: tuple[str, ...] = tuple(rule.ID for rule in RULES)
-
-
-def get(rule_id: str) -> Rule:
-    for rule in RULES:
-        if rule_id == rule.ID:
-            return rule
-    raise KeyError(f"no such rule: {rule_id!r}")

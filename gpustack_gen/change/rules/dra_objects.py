@@ -5,8 +5,13 @@
   25.12.0 is refused (no downgrade, same page), and so is another namespace (a second install).
 - DeviceClasses and claims: applied. A claim's name says what it asks, so a changed claim is a new object
   its workload's new fragment names (``workload-values`` redeploys it); objects no longer rendered are
-  deleted at the end. A DeviceClass's config reaches a device when a claim is prepared, so the pool's
-  workloads are redeployed to pick it up.
+  deleted at the end. A DeviceClass's config is copied into a claim when the claim is allocated, and a shared
+  claim stays allocated while any pod uses it, so its name carries a digest of that config
+  (``compile/dra/claims.py``): a sharing change gives the workload a new claim, which its new pods get
+  allocated with the new config.
+- A shared claim replaced: the old claim holds its devices until its last pod ends, and a rolling update
+  keeps old pods until new ones run. Where the pool has no free devices for both claims at once, the
+  workload's pods are stopped first, or its new pods would wait for devices the old ones never release.
 - A pool added: its nodes are labelled and publish their devices. A MIG layout change: as on the device
   plugin (``mig-layout``: the config reaches the mig-manager, drain, relabel, success), then the kubelet
   plugin restarts, since it finds static MIG devices only when it starts (``research/dra.md`` §7; on A100
@@ -14,6 +19,8 @@
 - A shared pool's ``replicas``: no object changes; it is what gpustack-gen checks the workloads against.
 - A new cluster: ``cluster-added`` installs the driver after the Operator (it is the backend's release); its
   kubelet plugin restarts once the MIG layouts are applied.
+- Claims in namespaces no workload used before: the namespaces are created first, since the cluster folder
+  does not hold them (a namespace dropped from it would be pruned with everything in it).
 """
 
 from __future__ import annotations
@@ -21,11 +28,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...compile.dra.claims import claim_object
+from ...compile.dra.claims import claim_object, namespaces_command, shares_claim
 from ...compile.dra.device_classes import device_classes
 from ...compile.dra.driver import driver_values
 from ...model.backends.dra import NAME
-from ...model.fleet import Cluster, Pool
+from ...model.fleet import Cluster, Pool, Workload
 from .. import commands, steps
 from ..context import ClusterChange
 from ..model import Action, Finding, Level, Outcome, Phase, Step
@@ -42,6 +49,19 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     if new is None or new.backend != NAME:
         return
     if change.old is None:  # cluster-added installs the driver's release after the Operator
+        namespaces = sorted({w.namespace for w in new.workloads})
+        if namespaces:
+            yield Outcome(
+                Finding(
+                    ID,
+                    Level.NONE,
+                    f"the namespaces of the DRA claims ({', '.join(namespaces)}) are created before the cluster "
+                    "folder is applied",
+                    None,
+                    tuple(namespaces),
+                ),
+                tuple(_namespaces(namespaces)),
+            )
         mig = [pool for pool in steps.pools_with_nodes(list(new.pools)) if change.new_names.mig_config_label(pool)]
         if mig:
             yield Outcome(
@@ -136,34 +156,11 @@ def _objects(change: ClusterChange) -> Iterator[Outcome]:
     removed = [key for key in before if key not in after]
     if not (added or changed or removed):
         return
-    plan: list[Step] = []
+    known = {w.namespace for w in old.workloads}
+    plan = _namespaces([namespace for _, namespace, _ in added if namespace is not None and namespace not in known])
     if added or changed:
         plan.append(steps.apply_configmaps(change, new, "apply the new and changed DeviceClasses and claims", ID))
-    reconfigured = {
-        name
-        for kind, _, name in changed
-        if kind == "DeviceClass"
-        and before[(kind, None, name)]["spec"].get("config") != after[(kind, None, name)]["spec"].get("config")
-    }
-    pools = {pool.name for pool in new.pools if any(name.startswith(f"{pool.name}.") for name in reconfigured)}
-    for workload in new.workloads:
-        previous = next(
-            (w for w in old.workloads if (w.namespace, w.name) == (workload.namespace, workload.name)), None
-        )
-        unchanged = previous is not None and change.workload_values(old, previous) == change.workload_values(
-            new, workload
-        )
-        if workload.pool in pools and unchanged:
-            plan.append(
-                steps.update_workload(
-                    change,
-                    new,
-                    workload,
-                    f"redeploy {workload.namespace}/{workload.name}: a claim gets its DeviceClass's sharing config when "
-                    "it is prepared, so running pods keep the old one",
-                    ID,
-                )
-            )
+    plan += _stops(change)
     if removed:
         plan.append(
             Step(
@@ -186,9 +183,67 @@ def _objects(change: ClusterChange) -> Iterator[Outcome]:
         for label, keys in (("new", added), ("changed", changed), ("removed", removed))
         if keys
     ]
-    yield Outcome(
-        Finding(ID, LEVEL, f"DRA objects change ({'; '.join(parts)})", None, tuple(sorted(pools))),
-        tuple(plan),
+    yield Outcome(Finding(ID, LEVEL, f"DRA objects change ({'; '.join(parts)})"), tuple(plan))
+
+
+def _namespaces(namespaces: list[str]) -> list[Step]:
+    """Before the cluster folder is applied: the namespaces its claims go into, where none exists yet."""
+    if not namespaces:
+        return []
+    names = sorted(set(namespaces))
+    return [
+        Step(
+            Action.APPLY_CONFIGMAPS,
+            namespaces_command(names),
+            f"kubectl get namespaces {' '.join(names)}",
+            "create the namespaces the DRA claims go into, where missing: the cluster folder does not hold them "
+            "(a namespace dropped from it would be pruned with everything in it), and applying it fails without them",
+            None,
+            ID,
+            Phase.CHECK,
+        )
+    ]
+
+
+def _stops(change: ClusterChange) -> list[Step]:
+    """Stop the pods of each workload whose shared claim is replaced while its pool has too few free devices to
+    hold the old claim beside the new one: the old claim keeps its devices until its last pod ends."""
+    old, new = change.both
+    before = {(w.namespace, w.name): w for w in old.workloads}
+    asked = new.requested_by_pool()
+    found: list[Step] = []
+    for workload in new.workloads:
+        previous = before.get((workload.namespace, workload.name))
+        pool = new.pool(workload.pool)
+        if previous is None or pool is None or previous.pool != workload.pool:
+            continue
+        if not (shares_claim(old, previous) and shares_claim(new, workload)):
+            continue
+        old_claim, new_claim = claim_object(old, previous), claim_object(new, workload)
+        if old_claim["metadata"]["name"] == new_claim["metadata"]["name"]:
+            continue
+        total = new.resources_total(pool)
+        free = {resource: total.get(resource, 0) - asked[pool.name].get(resource, 0) for resource in total}
+        held = old.workload_total(previous)
+        if all(free.get(resource, 0) >= count for resource, count in held.items()):
+            continue
+        found.append(_stop(new, workload, old_claim["metadata"]["name"], new_claim["metadata"]["name"]))
+    return found
+
+
+def _stop(cluster: Cluster, workload: Workload, old_claim: str, new_claim: str) -> Step:
+    who = f"{workload.namespace}/{workload.name}"
+    return Step(
+        Action.UPDATE_WORKLOADS,
+        None,
+        f"kubectl get resourceclaim -n {workload.namespace} {old_claim} -o jsonpath='{{.status.reservedFor}}'",
+        f"stop every pod of {who} (scale its Deployment or StatefulSet to 0, and back up after the redeploy if its "
+        f"chart does not set the replica count): pool {workload.pool} has no free devices for its new claim {new_claim} while "
+        f"the old claim {old_claim} holds its own until its last pod ends, and a rolling update keeps old pods "
+        "until new ones run. Done when the check prints nothing (no pod reserves the old claim)",
+        workload.pool,
+        ID,
+        Phase.RESTART,
     )
 
 

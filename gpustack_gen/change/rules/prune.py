@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
-from ...model.backends import dra, gpu_operator
 from .. import commands
 from ..context import ClusterChange
 from ..model import Action, Finding, Level, Outcome, Phase, Step
@@ -15,7 +14,7 @@ LEVEL = Level.NONE
 
 
 def outcomes(change: ClusterChange) -> Iterator[Outcome]:
-    if not (change.on(gpu_operator.NAME) or change.on(dra.NAME)):  # both keep the mig-parted ConfigMap
+    if change.old is None or change.new is None or not change.keeps_labelled_configs():
         return
     _, new = change.both
     dropped = [

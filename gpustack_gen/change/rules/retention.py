@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
-from ...model.backends import dra, gpu_operator
 from ...model.fleet import Pool, Sharing
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome
@@ -31,7 +30,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
 def missing(change: ClusterChange) -> Iterator[tuple[Pool, str, str, dict[str, Any]]]:
     """(pool, label, value, the ``retired`` entry that keeps it) for each label old nodes carry and the
     new ConfigMaps drop."""
-    if not (change.on(gpu_operator.NAME) or change.on(dra.NAME)):  # both keep the mig-parted ConfigMap
+    if change.old is None or change.new is None or not change.keeps_labelled_configs():
         return
     old, _ = change.both
     live_keys = change.new_names.device_plugin_configs

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...model.backends import dra
 from .. import steps
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome
@@ -24,8 +23,8 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     old, new = change.both
     before = {(w.namespace, w.name): w for w in old.workloads}
     changed, added = [], []
-    # A move to or from DRA redeploys every workload pool by pool, as each pool moves (dra-move).
-    moving = old.backend != new.backend and dra.NAME in (old.backend, new.backend)
+    # Some backends' moves redeploy every workload pool by pool, as each pool moves.
+    moving = old.backend != new.backend and (old.semantics.REDEPLOYS_ON_MOVE or new.semantics.REDEPLOYS_ON_MOVE)
     for workload in [] if moving else new.workloads:
         previous = before.get((workload.namespace, workload.name))
         if previous is None:

@@ -20,7 +20,7 @@ from ..gpu_operator.config_names import config_names
 from ..gpu_operator.configmaps import mig_parted_configmap
 from ..gpu_operator.nodes import NODE_LABELS_NOTE, node_labels_document
 from ..releases import ChartRelease
-from .claims import claim_object
+from .claims import claim_name, claim_object, namespaces_command
 from .claims import workload_values as workload_values
 from .device_classes import device_classes
 from .driver import dra_release, driver_values_file
@@ -87,7 +87,8 @@ def objects(cluster: Cluster) -> list[Artifact]:
                 tuple(claim_object(cluster, w) for w in workloads),
                 (
                     "What each workload claims: a ResourceClaimTemplate (a claim per pod), or on time-slicing and MPS",
-                    "pools one ResourceClaim its pods share, on one node. Their namespaces must exist first.",
+                    "pools one ResourceClaim its pods share, on one node. Their namespaces must exist first:",
+                    namespaces_command([w.namespace for w in workloads]),
                 ),
             )
         )
@@ -122,13 +123,24 @@ def pool_labels(cluster: Cluster) -> dict[str, dict[str, str]]:
 
 
 def capacity_details(cluster: Cluster, pool: Pool) -> dict[str, Any]:
-    """How the pool's devices are claimed, and what its numbers count."""
+    """How the pool's devices are claimed, and what its numbers count. A shared pool has two limits: the devices
+    its workloads' claims hold (each its gpus, against the physical GPUs) and the pods sharing each claim (against
+    the pool's replicas, which no DRA object enforces)."""
     if pool.sharing.is_shared:
         claims: dict[str, Any] = {
             "claims": "one ResourceClaim per workload, shared by its pods on one node",
+            "counts": "devices: each workload's claim holds its gpus GPUs for its own pods, whatever their number",
             "podsPerClaim": pool.sharing.replicas,
-            "counts": f"pod slots: {pool.sharing.replicas} per GPU, the pool's replicas; no DRA object enforces them",
+            "sharedClaims": {
+                f"{w.namespace}/{claim_name(cluster, w)}": {"devices": w.gpus, "pods": w.replicas}
+                for w in cluster.workloads
+                if w.pool == pool.name
+            },
         }
+        if pool.sharing.strategy == "mps":
+            claims["pinnedMemoryLimit"] = (
+                pool.sharing.pinned_memory_limit or "none: memory is not split, each pod may use all of the GPU's"
+            )
     else:
         claims = {"claims": "one ResourceClaim per pod, from its workload's ResourceClaimTemplate", "counts": "devices"}
     return {"dra": claims}

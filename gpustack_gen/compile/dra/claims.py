@@ -8,26 +8,57 @@ Both request ``gpus`` devices of the pool's DeviceClass (``allocationMode: Exact
 Names are derived from what the claim asks (``trainer.a100.mig-3g.20gb``, ``llm-finetune.h100.gpu.x8``):
 the spec of a claim and of a template cannot change once created, so a workload that asks for something
 else gets a new object and its fragment names it, and the old one is deleted once no pod uses it.
+
+A shared claim's name also carries a digest of its DeviceClass's sharing config (``api.t4.gpu.3f2a9c1e``).
+Kubernetes copies a class's config into the claim's ``status.allocation`` when it allocates the claim
+(k8s.io/api resource/v1 ``DeviceAllocationConfiguration``, source ``FromClass``), and deallocates a claim that
+no pod owns only once ``status.reservedFor`` is empty (kubernetes ``pkg/controller/resourceclaim``). A rolling
+update always keeps a pod on the old claim, so a changed class config would never reach it; a new name gives
+the workload's new pods a new claim, allocated with the class's config as it is now. Template claims need no
+digest: each new pod gets a claim of its own, allocated then.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import shlex
 from typing import Any
 
 from ...model.backends.dra import CLASS_DOMAIN, resource_api_version
 from ...model.fleet import Cluster, Workload
 from ..artifact import MANAGED_BY
 from ..pod_spec import scheduling
+from .device_classes import gpu_config
+
+CONFIG_DIGEST_LENGTH = 8  # hex digits: enough to tell a pool's few config revisions apart
 
 POD_CLAIM = "gpu"  # the name the pod's containers use for the claim (resources.claims[].name)
 REQUEST = "gpu"  # the claim's one request
 
 
 def claim_name(cluster: Cluster, workload: Workload) -> str:
-    """``<workload>.<pool>.<kind>[.x<count>]``: changes whenever the claim's spec would."""
+    """``<workload>.<pool>.<kind>[.x<count>][.<config digest>]``: changes whenever the claim's spec would, and a
+    shared claim's whenever its class's sharing config does."""
     ((device_class, count),) = cluster.workload_request(workload).items()
     name = f"{workload.name}.{device_class.removesuffix('.' + CLASS_DOMAIN)}"
-    return name if count == 1 else f"{name}.x{count}"
+    if count != 1:
+        name += f".x{count}"
+    if shares_claim(cluster, workload):
+        pool = cluster.pool(workload.pool)
+        assert pool is not None
+        canonical = json.dumps(gpu_config(pool.sharing), sort_keys=True, separators=(",", ":"))
+        name += "." + hashlib.sha256(canonical.encode()).hexdigest()[:CONFIG_DIGEST_LENGTH]
+    return name
+
+
+def namespaces_command(namespaces: list[str]) -> str:
+    """Creates the namespaces the claims go into, where they are missing. Not part of the cluster folder: a namespace
+    dropped from it would be pruned with everything in it."""
+    return " && ".join(
+        f"kubectl create namespace {shlex.quote(name)} --dry-run=client -o yaml | kubectl apply -f -"
+        for name in sorted(set(namespaces))
+    )
 
 
 def shares_claim(cluster: Cluster, workload: Workload) -> bool:

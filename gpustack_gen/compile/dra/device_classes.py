@@ -7,9 +7,10 @@ device's parent) and a MIG device's ``profile``. The chart's own classes (``gpu.
 served by the GPUs it was sized for. A pod still lands on its pool's nodes by the nodeSelector of its
 fragment: two pools of one model differ by their nodes, not by their devices.
 
-Time-slicing and MPS go in the class's config (``DeviceClassConfiguration``), which the driver applies to
-every device claimed through it when it prepares the device; a claim allocated before a change keeps the
-config it was prepared with until its pods restart.
+Time-slicing and MPS go in the class's config (``DeviceClassConfiguration``), which Kubernetes copies into a
+claim's allocation when it allocates the claim, and the driver applies when it prepares the device. A claim
+keeps that copy as long as it stays allocated, and a shared claim stays allocated while any pod uses it: so the
+shared claims name a digest of this config, and a change gives each workload a new claim (``claims.py``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...model.backends import dra_gpu_config
-from ...model.backends.dra import class_attributes, pool_classes, resource_api_version
+from ...model.backends.dra import class_attributes, pool_classes, resource_api_version, thread_percentage
 from ...model.fleet import Cluster, Pool, Sharing
 from ..artifact import MANAGED_BY
 
@@ -55,25 +56,15 @@ def _selector(pool: Pool, profile: str | None) -> str:
 
 
 def gpu_config(sharing: Sharing) -> dict[str, Any] | None:
-    """The opaque GpuConfig of a shared pool's class; None for whole GPUs.
-
-    MPS gives each client ``100 / replicas`` of the GPU's threads unless the fleet says otherwise: the
-    share the device plugin's MPS replicas give (a device-plugin MPS replica is an MPS client with
-    1/replicas of the compute).
-    """
+    """The opaque GpuConfig of a shared pool's class; None for whole GPUs. MPS clients get
+    :func:`~gpustack_gen.model.backends.dra.thread_percentage` of the threads."""
     if sharing.strategy == "time-slicing":
         shared: dict[str, Any] = {
             "strategy": dra_gpu_config.TIME_SLICING,
             "timeSlicingConfig": {"interval": sharing.interval or dra_gpu_config.INTERVALS[0]},
         }
     elif sharing.strategy == "mps":
-        mps: dict[str, Any] = {
-            "defaultActiveThreadPercentage": (
-                sharing.active_thread_percentage
-                if sharing.active_thread_percentage is not None
-                else 100 // sharing.replicas
-            )
-        }
+        mps: dict[str, Any] = {"defaultActiveThreadPercentage": thread_percentage(sharing)}
         if sharing.pinned_memory_limit is not None:
             mps["defaultPinnedDeviceMemoryLimit"] = sharing.pinned_memory_limit
         shared = {"strategy": dra_gpu_config.MPS, "mpsConfig": mps}

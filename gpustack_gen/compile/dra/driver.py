@@ -25,6 +25,7 @@ from ...model.backends.dra import KUBELET_PLUGIN_LABEL, gates, resource_api_vers
 from ...model.fleet import Cluster
 from ..artifact import Artifact
 from ..releases import ChartRelease
+from .claims import namespaces_command
 
 VALUES_FILE = "dra-driver-values.yaml"
 RELEASE_NAME = "nvidia-dra-driver-gpu"
@@ -67,9 +68,14 @@ def dra_release(cluster: Cluster) -> ChartRelease:
 
 def driver_values_file(cluster: Cluster) -> Artifact:
     release = dra_release(cluster)
-    notes = [
-        f"Values for the NVIDIA DRA driver chart {release.chart} {release.version}. Apply the cluster folder first",
-        "(kubectl apply -k .: the DeviceClasses and claims), then:",
+    notes = [f"Values for the NVIDIA DRA driver chart {release.chart} {release.version}."]
+    if cluster.workloads:
+        notes += [
+            "Create the namespaces the claims go into (the cluster folder does not):",
+            namespaces_command([w.namespace for w in cluster.workloads]),
+        ]
+    notes += [
+        "Apply the cluster folder (kubectl apply -k .: the DeviceClasses and claims), then:",
         *release.install_commands(),
         f"The kubelet plugin runs on nodes labelled {KUBELET_PLUGIN_LABEL}=true (node-labels.yaml), and only there.",
     ]

@@ -4,11 +4,13 @@ A backend is the component that advertises GPUs to the kubelet: the GPU Operator
 (``gpu-operator``, the default), HAMi, or the NVIDIA DRA driver. Each registers a module here with
 ``NAME``, ``STRATEGIES`` (the sharing strategies its pools may use), ``resources_per_gpu`` (what one
 physical GPU of a pool offers), ``allocatable_per_gpu`` (the part of it a node's allocatable shows),
-``workload_request`` (what one pod takes of its pool), ``workload_limits`` (what one pod lists in
-``resources.limits``), ``check_workload`` (its rules for one workload; False when the workload cannot be
+``workload_request`` (what one pod takes of its pool), ``pods_share_request`` (whether a workload's pods
+share that request, a DRA ResourceClaim, instead of each taking its own), ``workload_limits`` (what one pod
+lists in ``resources.limits``), ``isolation`` (what keeps a pool's pods apart, for capacity.yaml and the
+warnings), ``check_workload`` (its rules for one workload; False when the workload cannot be
 counted against its pool) and ``check`` (its own semantic rules, reported at the fleet file's lines),
-plus ``OPTIONS`` (the sharing options it reads), ``DEVICE_PLUGIN_LIMITS`` and ``EXTENDED_RESOURCES`` (see
-:class:`BackendSemantics`). The compilers of each backend live in :mod:`gpustack_gen.compile`; nothing else
+plus ``OPTIONS`` (the sharing options it reads), ``DEVICE_PLUGIN_LIMITS``, ``EXTENDED_RESOURCES``,
+``NODE_LABELLED_CONFIGS`` and ``REDEPLOYS_ON_MOVE`` (see :class:`BackendSemantics`). The compilers of each backend live in :mod:`gpustack_gen.compile`; nothing else
 branches on a backend's name.
 """
 
@@ -35,6 +37,8 @@ class BackendSemantics(Protocol):
     # no MPS under mixed, failRequestsGreaterThanOne, and a request for several shared GPUs served by one GPU.
     DEVICE_PLUGIN_LIMITS: bool
     EXTENDED_RESOURCES: bool  # pools advertise extended resources in the node's allocatable (else DRA devices)
+    NODE_LABELLED_CONFIGS: bool  # node labels name entries of its ConfigMaps (device-plugin keys, mig-parted configs)
+    REDEPLOYS_ON_MOVE: bool  # a move to or from it redeploys the workloads itself, pool by pool (else workload-values)
 
     def resources_per_gpu(self, cluster: Cluster, pool: Pool) -> dict[str, int]: ...
 
@@ -43,6 +47,10 @@ class BackendSemantics(Protocol):
     def workload_request(self, cluster: Cluster, workload: Workload) -> dict[str, int]: ...
 
     def workload_limits(self, cluster: Cluster, workload: Workload) -> dict[str, int]: ...
+
+    def pods_share_request(self, cluster: Cluster, pool: Pool) -> bool: ...
+
+    def isolation(self, cluster: Cluster, pool: Pool) -> str: ...
 
     def check_workload(
         self, cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report

@@ -9,9 +9,9 @@ Every pool gets a DeviceClass per kind of device it offers (``<pool>.gpu.gpustac
 - time-slicing and MPS: DRA shares a device only among the pods that name the same ResourceClaim
   (``gpu-test3.yaml``), and a claim lives in one namespace and is allocated on one node. So a workload
   gets one named ResourceClaim that all its pods share, on one node, and the pool's ``replicas`` means
-  pods per claim. No DRA object enforces it: capacity counts a shared GPU as ``replicas`` pod slots, as
-  the device plugin does, and the checks refuse a workload with more pods than that
-  (``research/dra.md`` §3, §9).
+  pods per claim. The claim is allocated its ``gpus`` devices for itself, so capacity counts devices
+  (physical GPUs), each workload taking its ``gpus`` whatever its pod count; no DRA object enforces
+  ``replicas``, and the checks refuse a workload with more pods than that (``research/dra.md`` §3, §9).
 
 The checks here: the Kubernetes minor (DRA from 1.32, GA in 1.34), the Operator version NVIDIA's DRA
 guide names, GPU models the driver can be told apart by (their NVML ``productName``), the driver's rules
@@ -23,13 +23,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ...dra_versions import SHARING_GATES
-from ...versions import parse_version
+from ...dra_versions import DRA_VERSIONS, SHARING_GATES
+from ...versions import NEWEST_OPERATOR, parse_version
+from ..fleet import ISOLATION
 from . import dra_gpu_config
 
 if TYPE_CHECKING:
     from ...yamlio.source import PathKey
-    from ..fleet import Cluster, Pool, Workload
+    from ..fleet import Cluster, Pool, Sharing, Workload
     from ..resolve import ClusterOrigin, Report
 
 NAME = "dra"
@@ -37,6 +38,8 @@ STRATEGIES = frozenset({"none", "time-slicing", "mps", "mig"})
 OPTIONS = frozenset({"replicas", "layout", "config", "interval", "activeThreadPercentage", "pinnedMemoryLimit"})
 DEVICE_PLUGIN_LIMITS = False  # a DeviceClass per MIG profile whatever mig.strategy says; a claim's devices are distinct
 EXTENDED_RESOURCES = False  # devices are published in ResourceSlices, not in the node's allocatable
+NODE_LABELLED_CONFIGS = True  # nvidia.com/mig.config: static layouts still come from the Operator's MIG manager
+REDEPLOYS_ON_MOVE = True  # pools move one at a time, each redeploying its own workloads (change rule dra-move)
 
 CLASS_DOMAIN = "gpustack-gen.dev"
 MIN_KUBERNETES = (1, 32)  # resource.k8s.io/v1beta1 (k8s.io/api resource/v1beta1: introduced=1.32)
@@ -45,6 +48,10 @@ GA_KUBERNETES = (1, 34)  # resource.k8s.io/v1, DynamicResourceAllocation GA and 
 # NVIDIA's DRA install guide for the GPU Operator: "GPU Operator >= 25.10.0 installed with devicePlugin.enabled=false"
 # (cloud-native-docs gpu-operator/dra-intro-install.rst).
 MIN_OPERATOR = "v25.10.0"
+# The GPU driver: "v565 or later for GPU allocation" (dra-driver v0.4.1 docs/prerequisites.md); NVIDIA's DRA guide
+# for the GPU Operator asks for 580 or later (research/dra.md §1).
+MIN_GPU_DRIVER = 565
+GUIDE_GPU_DRIVER = 580
 # Labels on each pool's nodes (dra-intro-install.rst): the driver's kubelet plugin runs where the first is true;
 # the Operator keeps its device plugin off a node whose deploy label is false (gpu-operator
 # controllers/state_manager.go addGPUStateLabels sets it only when absent or empty).
@@ -80,12 +87,14 @@ def class_attributes(pool: Pool, profile: str | None = None) -> dict[str, tuple[
 
 
 def slots_per_device(pool: Pool, profile: str | None = None) -> int:
-    """What one device of the class counts for: ``replicas`` pod slots for a shared GPU, else the device itself."""
-    return pool.sharing.replicas if profile is None and pool.sharing.is_shared else 1
+    """What one device of the class counts for in capacity: itself, a shared GPU too, since the claim it is
+    allocated to holds it for that claim's pods alone."""
+    return 1
 
 
 def resources_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
-    """Devices of each DeviceClass one physical GPU of the pool offers; a shared GPU counts ``replicas`` pod slots."""
+    """Devices of each DeviceClass one physical GPU of the pool offers: itself, or its MIG devices
+    (:func:`slots_per_device`)."""
     if pool.sharing.strategy == "mig":
         return {device_class(pool, profile): count for profile, count in pool.mig_devices()}
     return {device_class(pool): slots_per_device(pool)}
@@ -97,7 +106,7 @@ def allocatable_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
 
 
 def workload_request(cluster: Cluster, workload: Workload) -> dict[str, int]:
-    """One pod's devices (or, on a shared pool, its slots of the devices its workload's claim holds)."""
+    """One pod's devices (on a shared pool, the devices of the claim all its workload's pods share)."""
     pool = cluster.pool(workload.pool)
     assert pool is not None  # checked when the fleet was loaded
     if pool.sharing.strategy == "mig":
@@ -108,6 +117,36 @@ def workload_request(cluster: Cluster, workload: Workload) -> dict[str, int]:
 def workload_limits(cluster: Cluster, workload: Workload) -> dict[str, int]:
     """Nothing in resources.limits: a pod names its claim instead (compile/dra/claims.py)."""
     return {}
+
+
+def pods_share_request(cluster: Cluster, pool: Pool) -> bool:
+    """On time-slicing and MPS pools a workload's pods share one ResourceClaim, and so its devices."""
+    return pool.sharing.is_shared
+
+
+def thread_percentage(sharing: Sharing) -> int:
+    """The share of the GPU's threads each MPS client gets: ``activeThreadPercentage``, else ``100 / replicas``,
+    the share a device-plugin MPS replica gets."""
+    if sharing.active_thread_percentage is not None:
+        return sharing.active_thread_percentage
+    return 100 // sharing.replicas
+
+
+def isolation(cluster: Cluster, pool: Pool) -> str:
+    """MPS limits each claim's clients to what the pool's GpuConfig says: their threads, and their memory only
+    with ``pinnedMemoryLimit``; the driver splits no memory by itself (``research/dra.md`` §4, §9)."""
+    sharing = pool.sharing
+    if sharing.strategy != "mps":
+        return ISOLATION[sharing.strategy]
+    memory = (
+        f"{sharing.pinned_memory_limit} of pinned device memory"
+        if sharing.pinned_memory_limit is not None
+        else "no limit on its memory (no pinnedMemoryLimit: one pod can run the others out of memory)"
+    )
+    return (
+        f"none: the MPS server limits each client to {thread_percentage(sharing)}% of the GPU's threads and "
+        f"{memory}, but the clients share one MPS server, so a fatal GPU error in one ends the others"
+    )
 
 
 def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:
@@ -159,7 +198,8 @@ def gates(cluster: Cluster) -> dict[str, bool]:
 
 def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
     _check_kubernetes(cluster, origin, report)
-    _check_operator(cluster, origin, report)
+    if _check_operator(cluster, origin, report):  # an older Operator's defaults (CDI off) are beside the point
+        _check_node_software(cluster, origin, report)
     used_gates: set[str] = set()
     for pool in cluster.pools:
         pool_origin = origin.pools[pool.name]
@@ -218,11 +258,21 @@ def _check_kubernetes(cluster: Cluster, origin: ClusterOrigin, report: Report) -
     release = cluster.dra.release
     prerequisite = parse_version(release.kubernetes_prerequisite or "")
     running = parse_version(cluster.kubernetes)
-    documented = ""
+    documented = older = ""
     if prerequisite is not None and running is not None and running < prerequisite:
         documented = (
             f"; the DRA driver {release.version} documents Kubernetes v{release.kubernetes_prerequisite} or newer"
         )
+        fitting = [
+            known
+            for known in DRA_VERSIONS
+            if running >= (parse_version(known.kubernetes_prerequisite or "") or running)
+        ]
+        if fitting:
+            older = (
+                f"; or, on a new install (there is no downgrade), pin dra.version {fitting[-1].version}, whose "
+                "prerequisites name no newer Kubernetes"
+            )
     if minor < GA_KUBERNETES:
         versions = "resource.k8s.io/v1beta1=true" + (
             ",resource.k8s.io/v1beta2=true" if minor >= BETA2_KUBERNETES else ""
@@ -234,24 +284,59 @@ def _check_kubernetes(cluster: Cluster, origin: ClusterOrigin, report: Report) -
             f"and every kubelet, and --runtime-config={versions} on kube-apiserver; gpustack-gen writes "
             f"{resource_api_version(cluster.kubernetes)} objects{documented}",
             "or upgrade to Kubernetes 1.34, where DRA is GA and on; managed offerings may not let you set the gates "
-            "(dra-driver docs/prerequisites.md)",
+            f"(dra-driver docs/prerequisites.md){older}",
         )
     elif documented:
         report.warn(
-            path, f"cluster {cluster.name!r} runs Kubernetes {cluster.kubernetes}{documented}", "upgrade the cluster"
+            path,
+            f"cluster {cluster.name!r} runs Kubernetes {cluster.kubernetes}{documented}",
+            f"upgrade the cluster{older}",
         )
 
 
-def _check_operator(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+def _check_operator(cluster: Cluster, origin: ClusterOrigin, report: Report) -> bool:
     release = cluster.operator.release
     if release.at_least(MIN_OPERATOR):
-        return
+        return True
     report.error(
         origin.fields.get("operator.version", origin.path),
         f"backend dra needs GPU Operator {MIN_OPERATOR} or newer beside the DRA driver, with its device plugin off "
         f"(NVIDIA's DRA install guide); cluster {cluster.name!r} pins {release.version}",
-        "pin operator.version v26.7.0 (upgrade the Operator in a change of its own first)",
+        f"pin operator.version {NEWEST_OPERATOR.version} (upgrade the Operator in a change of its own first)",
     )
+    return False
+
+
+def _check_node_software(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+    """What the driver needs on the nodes where the Operator provides it: CDI in the container runtime ("CDI enabled
+    through the NVIDIA Container Toolkit") and a GPU driver of 565 or newer (dra-driver docs/prerequisites.md)."""
+    operator = cluster.operator
+    if operator.toolkit_enabled and not operator.cdi_enabled:
+        report.error(
+            origin.fields.get("operator.cdi.enabled", origin.fields.get("operator.version", origin.path)),
+            f"the DRA driver hands GPUs to containers through CDI, and cluster {cluster.name!r} has the Operator's "
+            "toolkit leave CDI off in the container runtime",
+            "set operator.cdi.enabled: true",
+        )
+    version = operator.driver_version or operator.release.driver
+    major = re.match(r"\d+", version or "")
+    if not operator.driver_enabled or major is None or int(major.group()) >= GUIDE_GPU_DRIVER:
+        return
+    path = origin.fields.get("operator.driver.version", origin.fields.get("operator.version", origin.path))
+    what = f"cluster {cluster.name!r} gets GPU driver {version}"
+    if int(major.group()) < MIN_GPU_DRIVER:
+        report.error(
+            path,
+            f"the DRA driver needs GPU driver {MIN_GPU_DRIVER} or newer (its prerequisites); {what}",
+            f"pin operator.driver.version {GUIDE_GPU_DRIVER} or newer, as NVIDIA's DRA guide asks",
+        )
+    else:
+        report.warn(
+            path,
+            f"NVIDIA's DRA guide for the GPU Operator asks for GPU driver {GUIDE_GPU_DRIVER} or newer (the DRA "
+            f"driver's own prerequisites say {MIN_GPU_DRIVER}); {what}",
+            f"pin operator.driver.version {GUIDE_GPU_DRIVER} or newer",
+        )
 
 
 def _check_options(cluster: Cluster, pool: Pool, paths: dict[str, PathKey], report: Report) -> None:

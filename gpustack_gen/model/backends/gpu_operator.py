@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..fleet import ISOLATION
+
 if TYPE_CHECKING:
     from ...yamlio.source import PathKey
     from ..fleet import Cluster, Pool, Workload
@@ -19,6 +21,8 @@ STRATEGIES = frozenset({"none", "time-slicing", "mps", "mig"})
 OPTIONS = frozenset({"replicas", "renameByDefault", "failRequestsGreaterThanOne", "layout", "config"})
 DEVICE_PLUGIN_LIMITS = True  # single: one profile type per node, as nvidia.com/gpu; mixed: no MPS (internal/rm)
 EXTENDED_RESOURCES = True
+NODE_LABELLED_CONFIGS = True  # nvidia.com/device-plugin.config, nvidia.com/mig.config
+REDEPLOYS_ON_MOVE = False
 RESOURCE_GPU = "nvidia.com/gpu"
 RESOURCE_GPU_SHARED = "nvidia.com/gpu.shared"
 
@@ -66,6 +70,16 @@ def workload_request(cluster: Cluster, workload: Workload) -> dict[str, int]:
 def workload_limits(cluster: Cluster, workload: Workload) -> dict[str, int]:
     """A pod lists what it takes."""
     return workload_request(cluster, workload)
+
+
+def pods_share_request(cluster: Cluster, pool: Pool) -> bool:
+    """Each pod gets its own replicas or devices."""
+    return False
+
+
+def isolation(cluster: Cluster, pool: Pool) -> str:
+    """The device plugin's MPS replicas each get 1/replicas of the memory and compute (``ISOLATION``)."""
+    return ISOLATION[pool.sharing.strategy]
 
 
 def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:

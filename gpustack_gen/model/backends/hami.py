@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...catalog import gpu_memory_mib
+from ..fleet import ISOLATION
 
 if TYPE_CHECKING:
     from ...yamlio.source import PathKey
@@ -36,6 +37,8 @@ STRATEGIES = frozenset({"none", "hami"})
 OPTIONS = frozenset({"split", "memoryScaling", "policy"})
 DEVICE_PLUGIN_LIMITS = False  # its own device plugin, not the GPU Operator's (no time-slicing, MPS or MIG pools)
 EXTENDED_RESOURCES = True
+NODE_LABELLED_CONFIGS = False  # its node labels (gpu=on, its per-node config) name no ConfigMap entry
+REDEPLOYS_ON_MOVE = False
 RESOURCE_GPU = "nvidia.com/gpu"
 RESOURCE_MEMORY = "nvidia.com/gpumem"
 RESOURCE_MEMORY_PERCENTAGE = "nvidia.com/gpumem-percentage"
@@ -157,6 +160,16 @@ def workload_limits(cluster: Cluster, workload: Workload) -> dict[str, int]:
     if workload.gpu_cores is not None:
         limits[RESOURCE_CORES] = workload.gpu_cores
     return limits
+
+
+def pods_share_request(cluster: Cluster, pool: Pool) -> bool:
+    """Each pod gets its own vGPUs."""
+    return False
+
+
+def isolation(cluster: Cluster, pool: Pool) -> str:
+    """HAMi's limits, enforced by its CUDA interception (``ISOLATION``)."""
+    return ISOLATION[pool.sharing.strategy]
 
 
 def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:
