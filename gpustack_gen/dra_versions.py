@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .versions import find_release
+
 # The driver feature gates gpustack-gen turns on, by the sharing strategy that needs them
 # (api/nvidia.com/resource/v1beta1/validate.go: a strategy whose gate is off is refused).
 GATE_TIME_SLICING = "TimeSlicingSettings"
@@ -110,8 +112,7 @@ class UnknownDraVersion(ValueError):
 
 def require_dra_version(text: str) -> DraDriverVersion:
     """The known release ``text`` names (``"0.4.1"``; a leading ``v`` is accepted, as image tags carry one)."""
-    wanted = text.strip().removeprefix("v")
-    for release in DRA_VERSIONS:
-        if release.version == wanted:
-            return release
-    raise UnknownDraVersion(text)
+    found = find_release(text, DRA_VERSIONS)
+    if found is None:
+        raise UnknownDraVersion(text)
+    return found

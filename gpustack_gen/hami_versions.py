@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .versions import VersionTuple, parse_version
+from .versions import VersionTuple, find_release, parse_version
 
 HAMI_REPOSITORY = "https://project-hami.github.io/HAMi/"  # Project-HAMi/HAMi@v2.10.0 README.md
 HAMI_REPOSITORY_NAME = "hami-charts"
@@ -26,6 +26,7 @@ class HamiVersion:
 
     @property
     def key(self) -> VersionTuple:
+        """What the key gates compare (validate/hami_keys.py)."""
         parsed = parse_version(self.version)
         assert parsed is not None  # the table below is well-formed; a test checks it
         return parsed
@@ -34,8 +35,6 @@ class HamiVersion:
 # Chart hami 2.10.0, appVersion 2.10.0 (Project-HAMi/HAMi@v2.10.0 charts/hami/Chart.yaml).
 HAMI_VERSIONS: tuple[HamiVersion, ...] = (HamiVersion("2.10.0", verified=True),)
 NEWEST_HAMI: HamiVersion = HAMI_VERSIONS[-1]
-
-_BY_KEY = {v.key: v for v in HAMI_VERSIONS}
 
 
 def hami_version_names() -> tuple[str, ...]:
@@ -52,8 +51,7 @@ class UnknownHamiVersion(ValueError):
 
 def require_hami_version(text: str) -> HamiVersion:
     """The known release ``text`` names (``"2.10.0"`` or ``"v2.10.0"``); raises :class:`UnknownHamiVersion`."""
-    parsed = parse_version(text)
-    found = None if parsed is None else _BY_KEY.get(parsed)
+    found = find_release(text, HAMI_VERSIONS)
     if found is None:
         raise UnknownHamiVersion(text)
     return found

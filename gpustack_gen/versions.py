@@ -7,7 +7,9 @@ Facts come from the chart's ``values.yaml`` and ClusterPolicy CRD at each tag an
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 VersionTuple = tuple[int, int, int]
 
@@ -29,6 +31,21 @@ def leading_version(text: object) -> VersionTuple | None:
 def _version(match: re.Match[str]) -> VersionTuple:
     major, minor, patch = (int(part) for part in match.groups())
     return (major, minor, patch)
+
+
+class Release(Protocol):
+    @property
+    def version(self) -> str: ...
+
+
+ReleaseT = TypeVar("ReleaseT", bound=Release)
+
+
+def find_release(text: str, releases: Iterable[ReleaseT]) -> ReleaseT | None:
+    """The release of ``releases`` that ``text`` names, compared as versions (``"v2.10.0"``, ``"2.10.0"``); None
+    when it names none. One reading for every chart table (HAMi, the DRA driver)."""
+    wanted = parse_version(text)
+    return next((release for release in releases if wanted and parse_version(release.version) == wanted), None)
 
 
 def format_version(version: VersionTuple) -> str:

@@ -68,3 +68,21 @@ def test_every_command_words_an_unknown_operator_version_alike(
     assert result.exit_code == 2, result.output
     assert f"unknown GPU Operator version 'v25.3.2'; {KNOWN}" in result.stderr
     assert "did you mean v25.3.4 or v25.3.3?" in result.stderr
+
+
+@pytest.mark.parametrize(("spelling", "found"), [("{}", True), ("v{}", True), (" {} ", True), ("{}.0", False)])
+def test_backend_chart_versions_are_read_one_way(spelling: str, found: bool) -> None:
+    """HAMi's and the DRA driver's chart tables take the same spellings of a version, and refuse the same."""
+    from gpustack_gen.dra_versions import NEWEST_DRA, UnknownDraVersion, require_dra_version
+    from gpustack_gen.hami_versions import NEWEST_HAMI, UnknownHamiVersion, require_hami_version
+
+    for require, newest, unknown in (
+        (require_hami_version, NEWEST_HAMI, UnknownHamiVersion),
+        (require_dra_version, NEWEST_DRA, UnknownDraVersion),
+    ):
+        text = spelling.format(newest.version)
+        if found:
+            assert require(text) is newest, text
+        else:
+            with pytest.raises(unknown):
+                require(text)

@@ -128,8 +128,11 @@ def operator_install(cluster: Cluster, paths: Paths) -> str:
 
 
 def release_upgrade(cluster: Cluster, release: ChartRelease, paths: Paths) -> str:
-    """A backend's own chart (HAMi), installed or upgraded with its rendered values file."""
-    return release.upgrade_command(paths.rendered_file(cluster, release.values_file))
+    """A backend's own chart (HAMi, the DRA driver), installed or upgraded with its rendered values file, its
+    repository added first (an OCI chart needs none): the command may run where nobody added it (CI, a
+    colleague's machine). Adding a name again with the same URL does nothing (helm v3 ``cmd/helm/repo_add.go``),
+    and the update fetches the pinned version's index."""
+    return " && ".join(release.install_commands(paths.rendered_file(cluster, release.values_file)))
 
 
 def release_uninstall(release: ChartRelease) -> str:

@@ -19,6 +19,7 @@ def capacity(cluster: Cluster) -> Artifact:
             sharing["replicas"] = pool.sharing.replicas
         if pool.sharing.strategy == "mig":
             sharing["migDevicesPerGpu"] = dict(pool.mig_devices())
+        per_node = cluster.resources_per_node(pool)
         entry: dict[str, Any] = {
             "name": pool.name,
             "gpu": pool.gpu.id,
@@ -28,9 +29,9 @@ def capacity(cluster: Cluster) -> Artifact:
             "physicalGpus": pool.physical_gpus,
             "sharing": sharing,
             "isolation": cluster.semantics.isolation(cluster, pool),
-            "perNode": cluster.resources_per_node(pool),
+            "perNode": per_node,
             "total": cluster.resources_total(pool),
-            "requested": dict(sorted(asked.get(pool.name, {}).items())),
+            "requested": _in_order_of(per_node, asked.get(pool.name, {})),
         }
         entry.update(backend.capacity_details(cluster, pool))  # a key it gives again keeps its place
         pools.append(entry)
@@ -39,3 +40,9 @@ def capacity(cluster: Cluster) -> Artifact:
         "capacity",
         ({"cluster": cluster.name, "migStrategy": cluster.mig_strategy, "pools": pools},),
     )
+
+
+def _in_order_of(offered: dict[str, int], requested: dict[str, int]) -> dict[str, int]:
+    """The requested resources in the order the pool offers them (perNode, total), any others after, sorted."""
+    order = {resource: index for index, resource in enumerate(offered)}
+    return dict(sorted(requested.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))

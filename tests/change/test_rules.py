@@ -85,6 +85,18 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         ["backend", "restart-device-plugin", "wait"],
         _hami,
     ),
+    "hami-settings namespace": (
+        lambda d: prod(d).update(hami={"namespace": "hami-system"}),
+        [("hami-settings", "error", None)],
+        [],
+        _hami,
+    ),
+    "hami-settings mig.strategy": (
+        lambda d: prod(d)["mig"].update(strategy="mixed"),
+        [("hami-settings", "restart", None)],
+        ["operator", "wait"],
+        _hami,
+    ),
     "device-plugin-config": (
         _t4(replicas=5),
         [("device-plugin-config", "restart", None)],
@@ -400,6 +412,35 @@ def test_a_move_between_hami_and_dra_is_refused() -> None:
     new = fleet(changed(_on_dra)).clusters[0]
     analysis = analyse(old, new)
     assert [(f.rule, f.level.value) for f in analysis.errors] == [("dra-move", "error")]
+
+
+@pytest.mark.parametrize(
+    ("before", "edit", "message", "hint"),
+    [
+        (
+            _hami,
+            lambda d: prod(d).update(hami={"namespace": "hami-system"}),
+            "HAMi moves from namespace kube-system to hami-system: that is a second install beside the first, whose "
+            "device plugin would run on the same nodes",
+            "keep hami.namespace kube-system, or uninstall it there first: helm uninstall hami --namespace kube-system "
+            "--wait",
+        ),
+        (
+            _on_dra,
+            _dra(namespace="dra"),
+            "the DRA driver moves from namespace nvidia-dra-driver-gpu to dra: that is a second install beside the first",
+            "keep dra.namespace nvidia-dra-driver-gpu, or uninstall it there first: helm uninstall nvidia-dra-driver-gpu "
+            "--namespace nvidia-dra-driver-gpu --wait",
+        ),
+    ],
+)
+def test_a_backend_chart_moving_namespace_is_refused_with_the_uninstall_command(
+    before: Edit, edit: Edit, message: str, hint: str
+) -> None:
+    old = fleet(changed(before)).clusters[0]
+    new = fleet(changed(lambda d: (before(d), edit(d)))).clusters[0]
+    (error,) = analyse(old, new).errors
+    assert (error.message, error.hint) == (message, hint)
 
 
 def test_every_rule_that_upgrades_the_operator_gives_one_step_for_a_new_chart_version() -> None:

@@ -148,6 +148,8 @@ def test_capacity_says_what_each_pod_is_guaranteed_and_how() -> None:
     assert pool["perNode"] == {"nvidia.com/gpu": 5, "nvidia.com/gpumem": 16384, "nvidia.com/gpucores": 100}
     assert pool["total"] == {"nvidia.com/gpu": 10, "nvidia.com/gpumem": 32768, "nvidia.com/gpucores": 200}
     assert pool["requested"] == {"nvidia.com/gpu": 3, "nvidia.com/gpucores": 150, "nvidia.com/gpumem": 22528}
+    assert list(pool["requested"]) == list(pool["perNode"]) == list(pool["total"])  # one order for one table
+    assert (pool["gpuMemoryPerGpuMiB"], pool["gpuMemoryPerGpuAtLeastMiB"]) == (16384, 14746)  # NVML: up to 10 % less
     assert pool["guarantees"] == [
         {"workload": "ml/api", "gpus": 1, "memoryPerGpuMiB": 3072, "coresPerGpu": 25},
         {"workload": "ml/batch", "gpus": 1, "memoryPerGpuMiB": 16384, "coresPerGpu": 100},

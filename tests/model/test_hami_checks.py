@@ -316,3 +316,50 @@ def test_node_names_on_the_gpu_operator_backend_have_no_effect() -> None:
     (warning,) = load(edit({15: "nodeSelector: {pool: pool}\nnodeNames: [a, b]"})).warnings
     assert (warning.line, warning.path, warning.severity) == (16, f"{POOL}.nodeNames", Severity.WARNING)
     assert "have no effect on backend gpu-operator" in warning.message
+
+
+def test_memory_within_what_nvml_may_report_less_is_a_warning() -> None:
+    # One T4 is 16384 MiB nominal; HAMi registers what NVML reports, up to 10 % less: 14746 MiB at the least.
+    text = edit({18: "- {name: app, namespace: ml, pool: pool, gpuMemory: 15000Mi}"}, HAMI)
+    (warning,) = [w for w in load(text).warnings if "gpuMemory" in w.path]
+    assert (warning.severity, warning.line, warning.path) == (Severity.WARNING, 18, f"{WORKLOAD}.gpuMemory")
+    assert "asks for 15000 MiB of GPU memory per GPU, more than the 14746 MiB one Tesla T4" in warning.message
+    assert "nvidia-smi --query-gpu=memory.total" in warning.hint
+    assert not [
+        w
+        for w in load(edit({18: "- {name: app, namespace: ml, pool: pool, gpuMemory: 14746Mi}"}, HAMI)).warnings
+        if "gpuMemory" in w.path
+    ]
+
+
+def test_a_set_that_fits_nominal_memory_but_not_what_nvml_reports_is_a_warning() -> None:
+    # Split 5 on one T4: 5 pods of 3200 MiB fit its nominal 16384 MiB, not the 14746 MiB it may register.
+    text = edit({13: "nodes: 1", 18: "- {name: app, namespace: ml, pool: pool, replicas: 5, gpuMemory: 3200Mi}"}, HAMI)
+    (warning,) = [w for w in load(text).warnings if w.path == WORKLOAD]
+    assert (warning.severity, warning.line) == (Severity.WARNING, 18)
+    assert warning.message.startswith(
+        "workloads ask for 16000 MiB of GPU memory of pool 'pool' (app 16000) where its GPUs register the least "
+        "HAMi may see, 14746 MiB (the catalog's memory is nominal, NVML reports up to 10 % less; 16384 MiB nominal)"
+    )
+    assert "lower the workloads' gpuMemory or replicas, or add nodes" in warning.hint
+
+
+@pytest.mark.parametrize(
+    "workload",
+    [
+        "{name: app, namespace: ml, pool: pool, replicas: 4, gpuMemory: 3200Mi}",  # 12800 MiB
+        "{name: app, namespace: ml, pool: pool, replicas: 5, gpuMemoryPercent: 20}",  # a share of what is registered
+        "{name: app, namespace: ml, pool: pool, replicas: 1}",  # the whole GPU, whatever it registers
+    ],
+)
+def test_memory_that_fits_what_nvml_reports_is_not_warned_about(workload: str) -> None:
+    text = edit({13: "nodes: 1", 18: f"- {workload}"}, HAMI)
+    assert [w.path for w in load(text).warnings] == [f"{POOL}.sharing.strategy"]  # the isolation bypasses only
+
+
+def test_a_set_over_the_nominal_memory_gets_its_error_and_no_margin_warning() -> None:
+    text = edit({13: "nodes: 1", 18: "- {name: app, namespace: ml, pool: pool, replicas: 5, gpuMemory: 3300Mi}"}, HAMI)
+    assert sorted((p.severity.value, p.path) for p in problems(text)) == [
+        ("error", WORKLOAD),
+        ("warning", f"{POOL}.sharing.strategy"),
+    ]

@@ -21,6 +21,7 @@ from hami_helpers import (
     advertise,
     annotate,
     operator_plugin_runs,
+    plugin_leaves,
     register,
     scheduler_crashes,
     stage,
@@ -30,6 +31,7 @@ from hami_helpers import (
 from verify_helpers import DATA, Files, both, copy_state, item, label, node
 
 from gpustack_gen.cli import main
+from gpustack_gen.compile.hami.values import hami_release
 from gpustack_gen.errors import ExitCode
 from gpustack_gen.verify.backends import VERIFY_BACKENDS, verify_backend
 from gpustack_gen.verify.backends.hami_registration import parse_registration
@@ -111,6 +113,11 @@ def _gfd_unready(files: Files) -> None:
     item(files, "operator.json", "DaemonSet", "gpu-feature-discovery")["status"]["numberReady"] = 1
 
 
+def _toolkit_unready(files: Files) -> None:
+    """HAMi's device plugin waits for the toolkit (an init container), so verify waits for it too."""
+    item(files, "operator.json", "DaemonSet", "nvidia-container-toolkit-daemonset")["status"]["numberReady"] = 1
+
+
 # check id -> [(edit, [(pool, node, subject, severity)], a phrase the check's first hint holds)]
 HAMI_FAILING: dict[str, list[tuple[Edit, list[tuple[Any, ...]], str]]] = {
     "pool-size": [(_remove_node, [("t4", None, "nodes", "error")], "--selector pool=t4")],
@@ -183,6 +190,11 @@ HAMI_FAILING: dict[str, list[tuple[Edit, list[tuple[Any, ...]], str]]] = {
             "must not run on one node",
         ),
         (_gfd_unready, [(None, None, "DaemonSet gpu-operator/gpu-feature-discovery", "error")], "rollout status"),
+        (
+            _toolkit_unready,
+            [(None, None, "DaemonSet gpu-operator/nvidia-container-toolkit-daemonset", "error")],
+            "rollout status",
+        ),
     ],
     "release-pods": [
         (scheduler_crashes, [(None, None, "Deployment kube-system/hami-scheduler", "error")], "failurePolicy Ignore"),
@@ -222,6 +234,41 @@ def test_a_hami_cluster_that_differs_fails_the_check(
     assert check == get(check).ID
 
 
+def test_every_helm_command_verify_prints_adds_hami_s_repository_first(tmp_path: Path) -> None:
+    """A fix command runs where nobody added HAMi's chart repository yet (CI, a colleague's machine)."""
+    release = hami_release(stage())
+    install = f"helm upgrade --install {release.name} {release.reference}"
+    hints = [
+        finding.hint
+        for index, case in enumerate(CASES)
+        for finding in verify_stage(tmp_path / str(index), case.values[1]).findings
+        if install in finding.hint
+    ]
+    assert len(hints) >= 4  # release-pods, capacity-mismatch (memory, split), node-registration
+    for hint in hints:
+        assert hint.count(install) == hint.count(f"{release.repo_add_command()} && {install}"), hint
+
+
+@pytest.mark.parametrize(
+    ("edit", "runs_there"),
+    [
+        pytest.param(unlabelled_node(T4_B), False, id="never-labelled"),
+        pytest.param(both(label(T4_B, "gpu", None), advertise(T4_B, 0)), True, id="label-gone-plugin-still-there"),
+        pytest.param(
+            both(plugin_leaves(T4_B), advertise(T4_B, None), annotate(T4_B, REGISTER, None)),
+            True,
+            id="labelled-plugin-absent",
+        ),
+    ],
+)
+def test_the_no_driver_cause_only_where_hami_s_plugin_runs_or_would(
+    edit: Edit, runs_there: bool, tmp_path: Path
+) -> None:
+    result = verify_stage(tmp_path / "state", edit)
+    (finding,) = [f for f in result.findings if f.check == "gpu-not-advertised"]
+    assert ("HAMi's device plugin gets no driver" in finding.hint) is runs_there
+
+
 @pytest.mark.parametrize(("devmem", "matches"), [(16384, True), (14746, True), (14745, False), (16385, False)])
 def test_memory_matches_down_to_the_stated_shortfall_and_never_above(
     devmem: int, matches: bool, tmp_path: Path
@@ -234,6 +281,19 @@ def test_memory_matches_down_to_the_stated_shortfall_and_never_above(
             f"nvidia.com/gpumem in annotation hami.io/node-nvidia-register: expected 16384, actual {devmem} (at least "
             "14746: the catalog's memory is nominal, NVML reports up to 10 % less)"
         )
+
+
+def test_the_least_memory_verify_accepts_is_what_capacity_yaml_states(tmp_path: Path) -> None:
+    """One margin for the render's capacity check and for verify: a node that registers the least capacity.yaml
+    promises passes, one MiB less fails."""
+    from gpustack_gen import load_fleet, render
+
+    (capacity,) = render(load_fleet(HAMI_EXAMPLE))["stage/capacity.yaml"].documents
+    (pool,) = capacity["pools"]
+    least = pool["gpuMemoryPerGpuAtLeastMiB"]
+    assert least < pool["gpuMemoryPerGpuMiB"]
+    assert verify_stage(tmp_path / "at", register(T4_B, devmem=least)).exit_code is ExitCode.OK
+    assert verify_stage(tmp_path / "under", register(T4_B, devmem=least - 1)).exit_code is ExitCode.DIFFERS
 
 
 def test_a_wrong_split_is_reported_once_not_again_for_the_registration(tmp_path: Path) -> None:
@@ -380,3 +440,15 @@ def test_a_node_left_out_of_node_names_runs_with_the_chart_s_settings(tmp_path: 
     assert (
         "the node is not in pool t4's nodeNames, so no entry of devicePlugin.nodeConfiguration applies" in finding.hint
     )
+
+
+def test_the_toolkit_is_waited_for_only_where_the_operator_runs_it() -> None:
+    from gpustack_gen import load_fleet
+
+    text = HAMI_EXAMPLE.read_text(encoding="utf-8")
+    assert "toolkit: {enabled: true}" in text
+    without = load_fleet(text.replace("toolkit: {enabled: true}", "toolkit: {enabled: false}")).cluster("stage")
+    assert without is not None
+    backend = VERIFY_BACKENDS["hami"]
+    assert "nvidia-container-toolkit-daemonset" in backend.daemonsets(stage())
+    assert "nvidia-container-toolkit-daemonset" not in backend.daemonsets(without)

@@ -36,6 +36,7 @@ from ...model.fleet import Cluster, Pool, Workload
 from .. import commands, steps
 from ..context import ClusterChange
 from ..model import Action, Finding, Level, Outcome, Phase, Step
+from ..namespace_move import namespace_move
 
 ID = "dra-objects"
 LEVEL = Level.RESTART
@@ -97,17 +98,8 @@ def _driver(change: ClusterChange) -> Iterator[Outcome]:
     old, new = change.both
     before, after = old.dra, new.dra
     if before.namespace != after.namespace:
-        yield Outcome(
-            Finding(
-                ID,
-                Level.ERROR,
-                f"the DRA driver moves from namespace {before.namespace} to {after.namespace}: that is a second "
-                "install beside the first",
-                None,
-                (),
-                f"keep dra.namespace {before.namespace}, or uninstall the driver there first",
-            )
-        )
+        uninstall = commands.dra_driver_uninstall(old)
+        yield namespace_move(ID, "the DRA driver", "dra.namespace", before.namespace, after.namespace, uninstall)
         return
     if after.release.order < before.release.order:
         yield Outcome(

@@ -18,6 +18,7 @@ from ...model.backends.hami import NAME, node_settings
 from .. import commands, steps
 from ..context import ClusterChange
 from ..model import Action, Finding, Level, Outcome, Phase, Step
+from ..namespace_move import namespace_move
 
 ID = "hami-settings"
 LEVEL = Level.RESTART
@@ -38,17 +39,14 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     (before,) = backend_of(old).releases(old)
     (after,) = backend_of(new).releases(new)
     if before.namespace != after.namespace:
-        yield Outcome(
-            Finding(
-                ID,
-                Level.ERROR,
-                f"HAMi moves from namespace {before.namespace} to {after.namespace}: that is a second install beside "
-                "the first, whose device plugin would run on the same nodes",
-                None,
-                (),
-                f"keep hami.namespace {before.namespace}, or uninstall it there first (helm uninstall {before.name} "
-                f"-n {before.namespace})",
-            )
+        yield namespace_move(
+            ID,
+            "HAMi",
+            "hami.namespace",
+            before.namespace,
+            after.namespace,
+            commands.release_uninstall(before),
+            ", whose device plugin would run on the same nodes",
         )
         return
     if (before.version, before.values) == (after.version, after.values):

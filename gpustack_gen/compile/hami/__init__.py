@@ -11,8 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from ...model.backends.hami import (
+    MEMORY_SHORTFALL,
     NAME,
     cores_per_gpu,
+    least_memory,
     memory_per_gpu,
     node_settings,
     registered_memory,
@@ -21,8 +23,7 @@ from ...model.fleet import Cluster, Pool, Workload
 from ..artifact import Artifact
 from ..pod_spec import limits_values as workload_values
 from ..releases import ChartRelease
-from .nodes import node_labels
-from .nodes import pool_labels as _pool_labels
+from .nodes import node_labels, pool_labels
 from .values import RUNTIME_CLASS, hami_release, needs_runtime_class, values_artifact
 
 __all__ = [
@@ -53,8 +54,9 @@ BYPASSES = (
     "a pod that does not run with the nvidia container runtime",
 )
 MEMORY_LEGEND = (
-    "gpuMemoryPerGpuMiB: the catalog's nominal memory x memoryScaling; HAMi registers what NVML reports, which ECC "
-    "can make a little less (the node annotation hami.io/node-nvidia-register has it)"
+    "gpuMemoryPerGpuMiB: the catalog's nominal memory x memoryScaling; HAMi registers what NVML reports (the node "
+    "annotation hami.io/node-nvidia-register has it), which ECC and the driver's reserve make up to "
+    f"{MEMORY_SHORTFALL * 100:g} % less: gpuMemoryPerGpuAtLeastMiB; workloads that need more than that are warned about"
 )
 CORES_LEGEND = (
     "coresPerGpu: percent of each GPU's compute the scheduler sets aside for the pod and HAMi-core holds it to; "
@@ -77,10 +79,6 @@ def objects(cluster: Cluster) -> list[Artifact]:
 
 def files(cluster: Cluster) -> list[Artifact]:
     return [values_artifact(cluster), node_labels(cluster)]
-
-
-def pool_labels(cluster: Cluster) -> dict[str, dict[str, str]]:
-    return _pool_labels(cluster)
 
 
 def releases(cluster: Cluster) -> tuple[ChartRelease, ...]:
@@ -112,6 +110,7 @@ def capacity_details(cluster: Cluster, pool: Pool) -> dict[str, Any]:
     sharing["memoryScaling"] = settings.memory_scaling_value
     if pool.sharing.policy is not None:
         sharing["policy"] = pool.sharing.policy
+    memory = registered_memory(pool)
     guarantees = [
         {
             "workload": f"{w.namespace}/{w.name}",
@@ -124,7 +123,8 @@ def capacity_details(cluster: Cluster, pool: Pool) -> dict[str, Any]:
     ]
     return {
         "sharing": sharing,
-        "gpuMemoryPerGpuMiB": registered_memory(pool),
+        "gpuMemoryPerGpuMiB": memory,
+        "gpuMemoryPerGpuAtLeastMiB": None if memory is None else least_memory(memory),
         "guarantees": guarantees,
         "guaranteeNotes": [MEMORY_LEGEND, CORES_LEGEND],
         "enforcement": ENFORCEMENT,

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...catalog import ALL_DISABLED
 from ...model.backends.hami import NODE_LABEL, NODE_LABEL_VALUE
 from ...model.fleet import Cluster
 from ..artifact import MIG_CONFIG_LABEL, Artifact
-from ..gpu_operator.nodes import label_command, selector_text
+from ..gpu_operator.nodes import NODE_LABELS_NOTE, node_labels_document
 
 
 def pool_labels(cluster: Cluster) -> dict[str, dict[str, str]]:
@@ -24,24 +22,18 @@ def pool_labels(cluster: Cluster) -> dict[str, dict[str, str]]:
 
 
 def node_labels(cluster: Cluster) -> Artifact:
-    pools: list[dict[str, Any]] = []
-    for pool, labels in zip(cluster.pools, pool_labels(cluster).values(), strict=True):
-        entry: dict[str, Any] = {
-            "name": pool.name,
-            "gpu": pool.gpu.id,
-            "nodeSelector": dict(pool.node_selector),
-            "labels": labels,
-            "command": label_command(selector_text(pool), dict(labels)),
-        }
+    """The shared node-labels.yaml, with each pool's nodeNames where it names its nodes (HAMi's per-node
+    config matches them)."""
+    document = node_labels_document(cluster, pool_labels(cluster))
+    for entry, pool in zip(document["pools"], cluster.pools, strict=True):
         if pool.node_names:
             entry["nodeNames"] = list(pool.node_names)
-        pools.append(entry)
     return Artifact(
         "node-labels.yaml",
         "node-labels",
-        ({"cluster": cluster.name, "pools": pools},),
+        (document,),
         (
-            "Labels each pool's nodes must carry. Set them in the node group template so new nodes get them.",
+            NODE_LABELS_NOTE,
             f"HAMi manages only nodes labelled {NODE_LABEL}={NODE_LABEL_VALUE}: its device plugin runs there, nowhere else.",
         ),
     )

@@ -62,6 +62,12 @@ def node_config(cluster: Cluster) -> str:
     return json.dumps({"nodeconfig": entries}, indent=2)
 
 
+def waits_for_toolkit(cluster: Cluster) -> bool:
+    """Where the Operator runs the container toolkit, HAMi's device plugin waits for it: an init container until
+    /run/nvidia/validations/toolkit-ready exists (daemonsetnvidia.yaml toolkit-validation)."""
+    return cluster.operator.toolkit_enabled
+
+
 def hami_values(cluster: Cluster) -> dict[str, Any]:
     settings = cluster_settings(cluster)
     plugin: dict[str, Any] = {
@@ -72,8 +78,7 @@ def hami_values(cluster: Cluster) -> dict[str, Any]:
     }
     if needs_runtime_class(cluster):
         plugin["runtimeClassName"] = RUNTIME_CLASS
-    if cluster.operator.toolkit_enabled:
-        # An init container waits for the Operator's toolkit (daemonsetnvidia.yaml toolkit-validation).
+    if waits_for_toolkit(cluster):
         plugin["gpuOperatorToolkitReady"] = {"enabled": True}
     values: dict[str, Any] = {
         # Pinned to the names the workload fragments ask for, whatever the chart's defaults become.

@@ -10,13 +10,17 @@ Facts from HAMi v2.10.0 (``../shared/research/hami.md``):
   compute (§3). Without a memory request a pod gets all of the GPU's memory, and without cores as well
   the webhook makes it exclusive (``gpucores: 100``);
 - per-node settings are matched by node name only (§2), so pools that need their own split or memory
-  scaling must name their nodes.
+  scaling must name their nodes;
+- HAMi registers the memory NVML reports, which is less than the catalog's nominal size: memory asked
+  within that margin may not fit, a warning (an error would refuse fleets that fit on GPUs that lose
+  little or nothing, such as HBM ones; asking above the nominal size never fits, an error).
 
 A pool with strategy ``none`` is a pool of whole GPUs: split 1.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -42,6 +46,10 @@ RESOURCE_CORES = "nvidia.com/gpucores"
 FULL_CORES = 100  # nvidia.com/gpucores of one GPU (deviceCoreScaling 1)
 NODE_LABEL = "gpu"  # HAMi's device plugin selects nodes labelled gpu=on (devicePlugin.nvidiaNodeSelector)
 NODE_LABEL_VALUE = "on"
+# NVML reports less memory than the catalog's nominal size: ECC on GDDR takes 6.25 % (CUDA C++ Best Practices
+# Guide, "ECC"), and the driver reserves some: a 16 GiB T4 shows 15079 to 15360 MiB. 10 % covers both.
+MEMORY_SHORTFALL = 0.10
+MEMORY_SHORTFALL_WHY = f"the catalog's memory is nominal, NVML reports up to {MEMORY_SHORTFALL * 100:g} % less"
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,9 +92,15 @@ def scheduler_policy(cluster: Cluster) -> str | None:
 
 
 def registered_memory(pool: Pool) -> int | None:
-    """GPU memory HAMi hands out per GPU of the pool, in MiB (memory x memoryScaling); None when unknown."""
+    """GPU memory HAMi hands out per GPU of the pool at most, in MiB (nominal memory x memoryScaling); None when
+    the catalog does not know it."""
     memory = gpu_memory_mib(pool.gpu)
     return None if memory is None else int(memory * pool.sharing.memory_scaling)
+
+
+def least_memory(registered: int) -> int:
+    """The least a GPU may register where the catalog says ``registered`` MiB (see MEMORY_SHORTFALL)."""
+    return math.ceil(registered * (1 - MEMORY_SHORTFALL))
 
 
 def resources_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
@@ -104,11 +118,12 @@ def allocatable_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
     return {RESOURCE_GPU: pool.sharing.split}
 
 
-def memory_per_gpu(pool: Pool, workload: Workload) -> int | None:
-    """MiB of GPU memory one pod takes on each of its GPUs (HAMi's defaultMemory 0 is the whole GPU)."""
+def memory_per_gpu(pool: Pool, workload: Workload, registered: int | None = None) -> int | None:
+    """MiB of GPU memory one pod takes on each of its GPUs where each registers ``registered`` MiB (default: the
+    pool's nominal figure); a share is of what the GPU registers, and HAMi's defaultMemory 0 is all of it."""
     if workload.gpu_memory_mib is not None:
         return workload.gpu_memory_mib
-    memory = registered_memory(pool)
+    memory = registered_memory(pool) if registered is None else registered
     if memory is None:
         return None
     return memory * (workload.gpu_memory_percent or 100) // 100
@@ -197,6 +212,15 @@ def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathK
             f"ask for at most {memory}Mi, or a share with gpuMemoryPercent",
         )
         return False
+    least = least_memory(memory)
+    if workload.gpu_memory_mib > least:
+        report.warn(
+            (*path, "gpuMemory"),
+            f"a pod asks for {workload.gpu_memory_mib} MiB of GPU memory per GPU, more than the {least} MiB one "
+            f"{pool.gpu.name} of pool {pool.name!r} may register: HAMi hands out what NVML reports "
+            f"({MEMORY_SHORTFALL_WHY}), and on such a GPU the pod stays Pending",
+            f"check nvidia-smi --query-gpu=memory.total on a node of the pool, or ask for at most {least}Mi",
+        )
     return True
 
 
@@ -211,6 +235,7 @@ def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
             "turn the NRI plugin off on this cluster (cdi.nriPluginEnabled: false)",
         )
     paths = dict(zip((pool.name for pool in cluster.pools), origin.pool_paths, strict=True))
+    _check_memory_margin(cluster, origin, report)
     _check_node_names(cluster, paths, report)
     _check_shared_settings(cluster, origin, paths, report)
     for pool in cluster.pools:
@@ -223,6 +248,40 @@ def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
                     "select on a label your node group sets, such as node.kubernetes.io/instance-type or a pool label",
                     key=True,
                 )
+
+
+def _check_memory_margin(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+    """Workloads whose GPU memory fits a pool's nominal memory, but not the least its GPUs may register: the
+    pods past what the nodes register stay Pending. Pools over their nominal memory have their error."""
+    for pool in cluster.pools:
+        nominal = registered_memory(pool)
+        if nominal is None:
+            continue
+        least = least_memory(nominal)
+        workloads = [w for w in cluster.workloads if w.pool == pool.name and w.replicas]
+        if any((w.gpu_memory_mib or 0) > least for w in workloads):
+            continue  # such a pod has its warning, at its gpuMemory
+        at_nominal = at_least = 0
+        who: list[str] = []
+        past: Workload | None = None
+        for workload in workloads:
+            pods = workload.gpus * workload.replicas
+            at_nominal += (memory_per_gpu(pool, workload) or 0) * pods
+            asked = (memory_per_gpu(pool, workload, least) or 0) * pods
+            at_least += asked
+            who.append(f"{workload.name} {asked}")
+            if past is None and at_least > least * pool.physical_gpus:
+                past = workload
+        if past is not None and at_nominal <= nominal * pool.physical_gpus:
+            report.warn(
+                origin.workloads[(past.namespace, past.name)],
+                f"workloads ask for {at_least} MiB of GPU memory of pool {pool.name!r} ({', '.join(who)}) where its "
+                f"GPUs register the least HAMi may see, {least * pool.physical_gpus} MiB ({MEMORY_SHORTFALL_WHY}; "
+                f"{nominal * pool.physical_gpus} MiB nominal): {past.name} takes the total past it, and the pods "
+                "past what the nodes register stay Pending",
+                "check nvidia-smi --query-gpu=memory.total on a node of the pool, and lower the workloads' gpuMemory "
+                "or replicas, or add nodes, if it is less than the workloads need",
+            )
 
 
 def _check_node_names(cluster: Cluster, paths: dict[str, PathKey], report: Report) -> None:

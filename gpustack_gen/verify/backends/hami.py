@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...change.commands import TOOLKIT_DAEMONSET, Paths, release_upgrade
 from ...compile.hami.values import (
     DEVICE_PLUGIN_DAEMONSET,
     OPERATING_MODE,
@@ -29,10 +30,13 @@ from ...compile.hami.values import (
     VALUES_FILE,
     hami_release,
     needs_runtime_class,
+    waits_for_toolkit,
 )
 from ...errors import Severity
 from ...model.backends.hami import (
     FULL_CORES,
+    MEMORY_SHORTFALL,
+    MEMORY_SHORTFALL_WHY,
     NODE_LABEL,
     NODE_LABEL_VALUE,
     RESOURCE_CORES,
@@ -56,10 +60,6 @@ REGISTRATION_PARTS: tuple[str, ...] = ()  # the annotation comes with the nodes
 PLUGIN = DEVICE_PLUGIN_DAEMONSET.removeprefix("daemonset/")
 PLUGIN_CONTAINER = "device-plugin"  # charts/hami/templates/device-plugin/daemonsetnvidia.yaml
 PLUGIN_COMPONENT = "app.kubernetes.io/component=hami-device-plugin"
-# NVML reports less memory than the catalog's nominal size: ECC on GDDR takes 6.25 % (CUDA C++ Best Practices
-# Guide, "ECC"), and the driver reserves some: a 16 GiB T4 shows 15079 to 15360 MiB. 10 % covers both.
-MEMORY_SHORTFALL = 0.10
-MEMORY_SHORTFALL_WHY = "the catalog's memory is nominal, NVML reports up to 10 % less"
 _MAX_CAUSES = 3
 
 UNHEALTHY_HINT = (
@@ -82,8 +82,10 @@ ROLES = {
 
 def daemonsets(cluster: Cluster) -> tuple[str, ...]:
     """GPU Feature Discovery, and the mig-manager, which keeps MIG off on MIG-capable GPUs as their
-    ``nvidia.com/mig.config=all-disabled`` label says."""
-    return operator_plugin.kept_daemonsets(cluster)
+    ``nvidia.com/mig.config=all-disabled`` label says; the container toolkit where HAMi's device plugin waits
+    for it."""
+    toolkit = (TOOLKIT_DAEMONSET.removeprefix("daemonset/"),) if waits_for_toolkit(cluster) else ()
+    return operator_plugin.kept_daemonsets(cluster) + toolkit
 
 
 def unwanted_daemonsets(cluster: Cluster) -> dict[str, str]:
@@ -193,7 +195,8 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
     usual = []
     if view.state.release is None and labelled:
         usual.append(f"HAMi's device plugin is not running on the node: {_plugin_pods(view)}")
-    usual.append(_no_driver(view))
+    if labelled or pod is not None:  # where HAMi's plugin does not run, it cannot be what lacks the driver
+        usual.append(_no_driver(view))
     return tuple((seen + usual)[:_MAX_CAUSES])
 
 
@@ -309,7 +312,7 @@ def _plugin_pod_cause(view: NodeView, pod: Pod) -> str:
     if container.init:
         return (
             f"init container {container.name} ({state}) of pod {pod.name} waits for the GPU Operator's toolkit "
-            f"(/run/nvidia/validations/toolkit-ready): see the toolkit pod on the node; {logs}"
+            f"(/run/nvidia/validations/toolkit-ready): see the toolkit pod on the node (and operator-pods); {logs}"
         )
     return f"container {container.name} ({state}) of pod {pod.name} fails: {_no_driver(view)}; {logs}"
 
@@ -377,7 +380,7 @@ def _restart_plugin(view: NodeView) -> str:
 
 def _upgrade(view: NodeView) -> str:
     cluster = view.expected.cluster
-    return hami_release(cluster).upgrade_command(f"{view.expected.rendered}/{cluster.name}/{VALUES_FILE}")
+    return release_upgrade(cluster, hami_release(cluster), Paths(rendered=view.expected.rendered))
 
 
 def _gpus_text(devices: list[RegisteredDevice]) -> str:

@@ -19,6 +19,9 @@ from .cluster import Cluster, SimulationError, WorkloadPod
 
 _DURATION = re.compile(r"^(\d+)([smh])$")
 HAMI_WORKLOADS = ("daemonset/hami-device-plugin", "deployment/hami-scheduler")
+# The chart repositories of the machine a plan runs on, before its first step: NVIDIA's only. The GPU Operator's
+# steps print no `helm repo add` (its values file's header does), so only the backends' charts are held to it.
+PRESET_REPOSITORIES = {"nvidia": "https://helm.ngc.nvidia.com/nvidia"}
 
 
 def seconds(text: str) -> int:
@@ -54,6 +57,7 @@ class Shell:
         self.cluster = cluster
         self.cwd = cwd
         self.workloads: dict[str, dict[str, Any]] = {}  # namespace/name -> last applied fragment
+        self.repositories = dict(PRESET_REPOSITORIES)  # `helm repo add` name -> URL
 
     def run(self, line: str) -> None:
         for command in line.split(" && "):
@@ -101,6 +105,11 @@ class Shell:
             pass  # a listing, for a person (the checks that must list nothing are test -z)
         elif head == ["kubectl", "exec"]:
             pass  # a look inside a pod, for a person
+        elif words[:3] == ["helm", "repo", "add"]:
+            self._repo_add(words[3], words[4])
+        elif words[:3] == ["helm", "repo", "update"]:
+            if not self.repositories:
+                raise SimulationError("Error: no repositories found. You must add one before updating")
         elif head == ["helm", "upgrade"]:
             self._helm(words)
         elif head == ["helm", "uninstall"]:
@@ -302,9 +311,19 @@ class Shell:
 
     # --- helm -----------------------------------------------------------------------------------
 
+    def _repo_add(self, name: str, url: str) -> None:
+        """Adding a name again with the same URL does nothing; with another URL it fails without
+        --force-update (helm v3 cmd/helm/repo_add.go)."""
+        if self.repositories.get(name, url) != url:
+            raise SimulationError(f"Error: repository name ({name}) already exists, please specify a different name")
+        self.repositories[name] = url
+
     def _helm(self, words: list[str]) -> None:
         files = [self.cwd / words[i + 1] for i, w in enumerate(words) if w in ("--values", "-f")]
         chart = words[words.index("--install") + 2]
+        local = chart.startswith(("./", "../", "/", "oci://"))
+        if not local and chart.split("/", 1)[0] not in self.repositories:
+            raise SimulationError(f"Error: repo {chart.split('/', 1)[0]} not found")
         if chart == "hami-charts/hami":
             namespace = self._option(words, "--namespace")
             if namespace not in self.cluster.namespaces and "--create-namespace" not in words:

@@ -1,0 +1,24 @@
+"""A chart whose namespace changes: an error, since Helm finds a release by name within its namespace, so
+``helm upgrade --install`` in the new one installs a second release beside the first."""
+
+from __future__ import annotations
+
+from .model import Finding, Level, Outcome
+
+
+def namespace_move(
+    rule: str, component: str, setting: str, before: str, after: str, uninstall: str, clash: str = ""
+) -> Outcome:
+    """``component`` (as the message names it) moves from namespace ``before`` to ``after``; ``setting`` is the
+    fleet field that says it, ``uninstall`` the command that removes the first release, ``clash`` what running
+    both would break."""
+    return Outcome(
+        Finding(
+            rule,
+            Level.ERROR,
+            f"{component} moves from namespace {before} to {after}: that is a second install beside the first{clash}",
+            None,
+            (),
+            f"keep {setting} {before}, or uninstall it there first: {uninstall}",
+        )
+    )
