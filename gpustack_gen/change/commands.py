@@ -18,7 +18,7 @@ from ..compile.artifact import (
 )
 from ..compile.dra import driver as dra_driver
 from ..compile.gpu_operator.nodes import label_command
-from ..compile.operator import VALUES_FILE, helm_upgrade_command, patch_command
+from ..compile.operator import REPO_ADD_COMMAND, VALUES_FILE, helm_upgrade_command, patch_command
 from ..compile.releases import ChartRelease
 from ..model.backends.dra_gpu_config import DRIVER as DRA_DRIVER_NAME
 from ..model.fleet import Cluster, HelmRelease, Pool, Workload
@@ -107,24 +107,18 @@ def enable_device_plugin() -> str:
     return f"kubectl patch {CLUSTER_POLICY} --type merge --patch {shlex.quote(patch)}"
 
 
-def operator_update(cluster: Cluster, paths: Paths, *, new_chart_version: bool) -> str:
-    """helm upgrade with the user's values and ours, or the ClusterPolicy patch for external installs."""
+def operator_update(cluster: Cluster, paths: Paths, *, new_chart_version: bool = False) -> str:
+    """helm upgrade --install with the user's values and ours, its chart repository added first (the plan may
+    run where nobody added it), or the ClusterPolicy patch for external installs."""
     if cluster.operator.install == "external":
         return patch(cluster, paths)
-    return helm_upgrade_command(
+    upgrade = helm_upgrade_command(
         cluster,
         paths.rendered_file(cluster, VALUES_FILE),
         user_values=tuple(paths.from_fleet(p) for p in cluster.operator.values_files),
         new_chart_version=new_chart_version,
     )
-
-
-def operator_install(cluster: Cluster, paths: Paths) -> str:
-    return helm_upgrade_command(
-        cluster,
-        paths.rendered_file(cluster, VALUES_FILE),
-        user_values=tuple(paths.from_fleet(p) for p in cluster.operator.values_files),
-    )
+    return f"{REPO_ADD_COMMAND} && {upgrade}"
 
 
 def release_upgrade(cluster: Cluster, release: ChartRelease, paths: Paths) -> str:

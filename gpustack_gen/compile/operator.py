@@ -12,6 +12,9 @@ from .backends import backend_of
 CHART = "gpu-operator"
 HELM_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
 HELM_REPOSITORY_NAME = "nvidia"
+# Adding the name again with the same URL does nothing (helm v3 cmd/helm/repo_add.go); the update fetches the
+# index that lists a newly pinned chart version.
+REPO_ADD_COMMAND = f"helm repo add {HELM_REPOSITORY_NAME} {HELM_REPOSITORY} && helm repo update"
 RELEASE_NAME = "gpu-operator"
 VALUES_FILE = "gpu-operator-values.yaml"
 
@@ -90,7 +93,7 @@ def helm_values(cluster: Cluster) -> Artifact:
         (
             f"Values for chart {HELM_REPOSITORY_NAME}/{CHART} {operator.release.version}. Create the namespace and the",
             "ConfigMaps first (kubectl apply -k .), then:",
-            f"helm repo add {HELM_REPOSITORY_NAME} {HELM_REPOSITORY} && helm repo update",
+            REPO_ADD_COMMAND,
             helm_upgrade_command(cluster),
             "Keep values of your own for the release? Pass them first (--values yours.yaml --values "
             f"{VALUES_FILE}), or list",

@@ -38,7 +38,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     plan.append(
         Step(
             Action.OPERATOR,
-            commands.patch(new, change.paths) if external else commands.operator_install(new, change.paths),
+            commands.operator_update(new, change.paths),
             commands.wait_cluster_policy_ready(),
             f"patch the ClusterPolicy of the GPU Operator {new.operator.release.version} your installer deployed"
             if external

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...compile.operator import helm_upgrade_command, patch_command
+from ...compile.operator import REPO_ADD_COMMAND, helm_upgrade_command, patch_command
 from ...errors import Severity
 from ..expected import Expected
 from ..model import Finding, differs
@@ -48,7 +48,7 @@ def _apply(expected: Expected) -> str:
     cluster = expected.cluster
     folder = f"{expected.rendered}/{cluster.name}"
     if cluster.operator.install == "helm":
-        return f"apply the render: {helm_upgrade_command(cluster, f'{folder}/gpu-operator-values.yaml')}"
+        return f"apply the render: {REPO_ADD_COMMAND} && {helm_upgrade_command(cluster, f'{folder}/gpu-operator-values.yaml')}"
     return f"apply the render: {patch_command(f'{folder}/clusterpolicy-patch.yaml')}"
 
 

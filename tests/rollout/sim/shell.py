@@ -19,9 +19,6 @@ from .cluster import Cluster, SimulationError, WorkloadPod
 
 _DURATION = re.compile(r"^(\d+)([smh])$")
 HAMI_WORKLOADS = ("daemonset/hami-device-plugin", "deployment/hami-scheduler")
-# The chart repositories of the machine a plan runs on, before its first step: NVIDIA's only. The GPU Operator's
-# steps print no `helm repo add` (its values file's header does), so only the backends' charts are held to it.
-PRESET_REPOSITORIES = {"nvidia": "https://helm.ngc.nvidia.com/nvidia"}
 
 
 def seconds(text: str) -> int:
@@ -57,7 +54,7 @@ class Shell:
         self.cluster = cluster
         self.cwd = cwd
         self.workloads: dict[str, dict[str, Any]] = {}  # namespace/name -> last applied fragment
-        self.repositories = dict(PRESET_REPOSITORIES)  # `helm repo add` name -> URL
+        self.repositories: dict[str, str] = {}  # `helm repo add` name -> URL: none on a fresh machine
 
     def run(self, line: str) -> None:
         for command in line.split(" && "):

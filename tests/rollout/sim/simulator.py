@@ -41,7 +41,7 @@ from .cluster import (
     image_version,
     parse_config,
 )
-from .shell import PRESET_REPOSITORIES, Shell, load_documents
+from .shell import Shell, load_documents
 from .upstream import chart_values, facts_for_product
 
 NODES_PER_POOL = 2  # enough to tell "one node" from "the pool"
@@ -132,7 +132,7 @@ class Simulation:
 
     def run(self, steps: Sequence[Step] | None = None) -> Report:
         self.bootstrap()
-        self.shell.repositories = dict(PRESET_REPOSITORIES)  # the plan may run on another machine than the install
+        self.shell.repositories = {}  # the plan may run on a fresh machine, not where the cluster was installed
         if steps is None:
             analysis = analyse(self.old, self.new, Paths(rendered="rendered"))
             if analysis.errors:
