@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...compile.operator import operand_daemonsets
+from ...compile.operator import RELEASE_NAME, operand_daemonsets
 from .. import commands, steps
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome, Step
+from ..namespace_move import namespace_move
 
 ID = "operator-version"
 LEVEL = Level.RESTART
@@ -24,17 +25,13 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     old, new = change.both
     before, after = old.operator, new.operator
     if before.namespace != after.namespace:
-        yield Outcome(
-            Finding(
-                ID,
-                Level.ERROR,
-                f"the GPU Operator moves from namespace {before.namespace} to {after.namespace}: that is a second "
-                "install beside the first, not an upgrade",
-                None,
-                (),
-                f"keep namespace {before.namespace}, or uninstall the release there first (helm uninstall "
-                f"gpu-operator -n {before.namespace}) and roll the cluster out as a new one",
-            )
+        yield namespace_move(
+            ID,
+            "the GPU Operator",
+            "operator.namespace",
+            before.namespace,
+            after.namespace,
+            f"helm uninstall {RELEASE_NAME} -n {before.namespace}, then roll the cluster out as a new one",
         )
         return
     if before.release.version == after.release.version:
