@@ -89,3 +89,15 @@ def test_a_relabel_that_keeps_the_old_state_lets_a_stale_success_pass(upstream: 
     broken = [steps[0], steps[1], steps[2], stale, success, uncordon]
     with pytest.raises(SimulationError, match="while its MIG reconfiguration is still pending"):
         Simulation(upstream, tmp_path, old, new, "prod").run(broken)
+
+
+@pytest.mark.parametrize("kind", ["mig-layout", "pool-starts-mig"])
+def test_a_mig_change_without_its_drain_fails_on_the_gpus_in_use(kind: str, upstream: Path, tmp_path: Path) -> None:
+    """The mig-manager does not drain: with the pool's pods still on their GPUs the repartition fails, and the
+    plan's wait for success (or for the new devices) never ends."""
+    old, new = _fleets(kind)
+    steps = analyse(old.cluster("prod"), new.cluster("prod"), Paths(rendered="rendered")).steps
+    undrained = [step for step in steps if step.action.value not in ("drain", "uncordon")]
+    assert len(undrained) < len(steps)
+    with pytest.raises(SimulationError, match=r"timed out|MIG state failed|advertises"):
+        Simulation(upstream, tmp_path, old, new, "prod").run(undrained)

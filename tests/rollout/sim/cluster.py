@@ -484,6 +484,11 @@ class Cluster:
         if target == node.mig_layout:
             self._mig_state(node, "success")
             return
+        if any(p.node == node.name and _uses_gpu(p.requests) for p in self.pods):
+            # The manager neither cordons nor drains; NVML refuses to destroy a MIG device or reset a GPU a
+            # process holds, so the apply fails (rollout notes §4: the caller must drain first).
+            self._mig_state(node, "failed")
+            return
         self._mig_state(node, "pending")
         node.paused = True
         node.mig_target = target

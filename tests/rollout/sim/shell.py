@@ -54,6 +54,7 @@ class Shell:
         self.cluster = cluster
         self.cwd = cwd
         self.workloads: dict[str, dict[str, Any]] = {}  # namespace/name -> last applied fragment
+        self.replicas: dict[str, int] = {}  # namespace/name -> pods, as the fleet being rolled out says
         self.repositories: dict[str, str] = {}  # `helm repo add` name -> URL: none on a fresh machine
 
     def run(self, line: str) -> None:
@@ -353,11 +354,12 @@ class Shell:
             values = helm.coalesce(values, self.workloads[workload])
         self.deploy(workload, values)
 
-    def deploy(self, workload: str, values: dict[str, Any], replicas: int = 2) -> None:
-        """Replace the workload's pods with pods of its new fragment (a rolling update)."""
+    def deploy(self, workload: str, values: dict[str, Any]) -> None:
+        """Replace the workload's pods with pods of its new fragment (a rolling update), as many as the fleet
+        gives it (the fragment carries resources and scheduling, not the replica count)."""
         self.cluster.pods = [p for p in self.cluster.pods if p.workload != workload]
         limits = {k: int(v) for k, v in values["resources"]["limits"].items()}
-        for _ in range(replicas):
+        for _ in range(self.replicas[workload]):
             self.cluster.pods.append(WorkloadPod(workload, limits, dict(values["nodeSelector"])))
         self.workloads[workload] = values
         self.cluster.schedule()

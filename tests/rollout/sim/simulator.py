@@ -65,6 +65,7 @@ class Simulation:
         render(new, [cluster]).write(workdir / "rendered")
         self.cluster = Cluster(upstream, self.new.operator.namespace)
         self.shell = Shell(self.cluster, workdir)
+        self.shell.replicas = {f"{w.namespace}/{w.name}": w.replicas for w in self.old.workloads}
         self.report = Report()
         self._add_nodes()
 
@@ -132,6 +133,7 @@ class Simulation:
 
     def run(self, steps: Sequence[Step] | None = None) -> Report:
         self.bootstrap()
+        self.shell.replicas = {f"{w.namespace}/{w.name}": w.replicas for w in self.new.workloads}
         self.shell.repositories = {}  # the plan may run on a fresh machine, not where the cluster was installed
         if steps is None:
             analysis = analyse(self.old, self.new, Paths(rendered="rendered"))
@@ -249,6 +251,9 @@ class Simulation:
             (fragment,) = load_documents(root / "workloads" / f"{workload.file_stem}.yaml")
             if values != fragment:
                 raise SimulationError(f"end: {key} does not run its new values fragment")
+            pending = [pod for pod in self.cluster.pods if pod.workload == key and pod.node is None]
+            if pending:
+                raise SimulationError(f"end: {len(pending)} pods of {key} are Pending")
         for node in self.cluster.nodes.values():
             if node.pool in pools:
                 self._check_loaded(node)
