@@ -101,3 +101,26 @@ def test_a_mig_change_without_its_drain_fails_on_the_gpus_in_use(kind: str, upst
     assert len(undrained) < len(steps)
     with pytest.raises(SimulationError, match=r"timed out|MIG state failed|advertises"):
         Simulation(upstream, tmp_path, old, new, "prod").run(undrained)
+
+
+@pytest.mark.parametrize("kind", ["mig-layout", "pool-starts-mig"])
+def test_a_mig_relabel_without_its_volume_sync_wait_fails(kind: str, upstream: Path, tmp_path: Path) -> None:
+    """Right after the apply the kubelet has not synced the new config into the mig-manager's volume: relabelled
+    then, it finds no such config, fails, and acts again only on another label change."""
+    old, new = _fleets(kind)
+    steps = analyse(old.cluster("prod"), new.cluster("prod"), Paths(rendered="rendered")).steps
+    hurried = [step for step in steps if not (step.command or "").startswith("sleep ")]
+    assert len(hurried) < len(steps)
+    with pytest.raises(SimulationError, match=r"timed out waiting for .*mig.*state.*=success"):
+        Simulation(upstream, tmp_path, old, new, "prod").run(hurried)
+
+
+def test_the_volume_sync_check_sees_what_the_pod_sees(upstream: Path, tmp_path: Path) -> None:
+    """The sync step's check, run at once after the apply (no sleep), does not find the new key yet."""
+    old, new = _fleets("pool-renamed")
+    steps = analyse(old.cluster("prod"), new.cluster("prod"), Paths(rendered="rendered")).steps
+    sync = next(step for step in steps if (step.command or "").startswith("sleep "))
+    assert sync.verify is not None and "/available-configs/serving" in sync.verify
+    hurried = [dataclasses.replace(step, command="sleep 1") if step is sync else step for step in steps]
+    with pytest.raises(SimulationError, match="No such file or directory"):
+        Simulation(upstream, tmp_path, old, new, "prod").run(hurried)

@@ -472,7 +472,7 @@ class Cluster:
         fails before anything is touched (:438-443); an applied one is success (:453-457); otherwise
         pending, operands paused (:493-504), apply after their pods go, success or failed (:583-587)."""
         assert self.spec is not None
-        configs = self._mig_configs(node)
+        configs = self.mig_configs(node)
         if configs is None or name not in configs:
             self._mig_state(node, "failed")
             return
@@ -496,7 +496,7 @@ class Cluster:
         for kind in ("dp", "gfd", "mps"):
             getattr(node, kind).running = False
 
-    def _mig_configs(self, node: Node) -> dict[str, Any] | None:
+    def mig_configs(self, node: Node) -> dict[str, Any] | None:
         assert self.spec is not None
         name = self.spec["migManager"]["config"].get("name") or "default-mig-parted-config"
         if name == "default-mig-parted-config":

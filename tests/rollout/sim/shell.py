@@ -70,6 +70,8 @@ class Shell:
                 self._run(words)
             elif words[:2] == ["test", "-z"]:
                 self._test_empty(words[2])
+            elif words[:2] == ["kubectl", "exec"]:
+                self._exec(words)
         self.cluster.settle()
 
     # --- dispatch -------------------------------------------------------------------------------
@@ -296,6 +298,31 @@ class Shell:
             if (plugin and not node.dp.running) or not node.gfd.running:
                 return False
         return True
+
+    def _exec(self, words: list[str]) -> None:
+        """The looks into an operand's ConfigMap volume that the plan uses as checks: they see what the kubelet
+        has synced into that pod so far (``kubectl exec daemonset/...`` picks one of its pods)."""
+        command = words[words.index("--") + 1 :]
+        spec = self.cluster.spec
+        if spec is None:
+            raise SimulationError("error: no ClusterPolicy, no operand pod to exec into")
+        nodes = list(self.cluster.nodes.values())
+        if command[0] == "cat" and command[1].startswith("/available-configs/"):
+            key = command[1].removeprefix("/available-configs/")
+            pods = [n.dp for n in nodes if n.dp.running]
+            name = (spec["devicePlugin"].get("config") or {}).get("name", "")
+            seen = self.cluster.view(name, pods[0].started) if pods else None
+            if seen is None or key not in seen:
+                raise SimulationError(f"cat: /available-configs/{key}: No such file or directory")
+            return
+        if command[:2] == ["nvidia-mig-parted", "assert"]:
+            config = self._option(command, "-c")
+            capable = [n for n in nodes if n.mig_started]
+            configs = self.cluster.mig_configs(capable[0]) if capable else None
+            if configs is None or config not in configs:
+                raise SimulationError(f"nvidia-mig-parted assert: no config {config} in the mounted file")
+            return
+        raise SimulationError(f"the model cannot exec {' '.join(command)!r}")
 
     def _test_empty(self, substitution: str) -> None:
         """``test -z "$(kubectl get nodes --selector S -o name)"``: fails while a node matches S."""
