@@ -25,6 +25,8 @@ from ..model.fleet import Cluster, HelmRelease, Pool, Workload
 
 MIG_MANAGER_DAEMONSET = "daemonset/nvidia-mig-manager"
 TOOLKIT_DAEMONSET = "daemonset/nvidia-container-toolkit-daemonset"
+# Every operand's pod waits in its init containers for the validator (gpu-operator assets/state-operator-validation).
+VALIDATOR_DAEMONSET = "daemonset/nvidia-operator-validator"
 OPERATOR_DEPLOYMENT = "deployment/gpu-operator"
 CLUSTER_POLICY = "clusterpolicies.nvidia.com/cluster-policy"
 DRIVER_UPGRADE_STATE_LABEL = "nvidia.com/gpu-driver-upgrade-state"

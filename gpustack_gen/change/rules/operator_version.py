@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...compile.artifact import MPS_DAEMONSET
 from ...compile.operator import RELEASE_NAME, operand_daemonsets
 from .. import commands, steps
 from ..context import ClusterChange
@@ -36,7 +37,9 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         return
     if before.release.version == after.release.version:
         return
-    daemonsets = operand_daemonsets(new)
+    daemonsets = (*operand_daemonsets(new), commands.VALIDATOR_DAEMONSET)
+    if change.new_names.uses_mps:
+        daemonsets += (MPS_DAEMONSET,)
     if change.new_names.uses_mig_parted_config:
         daemonsets += (commands.MIG_MANAGER_DAEMONSET,)
     if after.toolkit_enabled:
