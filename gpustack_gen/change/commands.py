@@ -17,7 +17,7 @@ from ..compile.artifact import (
     device_plugin_daemonsets,
 )
 from ..compile.dra import driver as dra_driver
-from ..compile.gpu_operator.nodes import label_command
+from ..compile.gpu_operator.nodes import label_command, selector_text
 from ..compile.operator import REPO_ADD_COMMAND, VALUES_FILE, helm_upgrade_command, patch_command
 from ..compile.releases import ChartRelease
 from ..model.backends.dra_gpu_config import DRIVER as DRA_DRIVER_NAME
@@ -62,10 +62,6 @@ class Paths:
             return reference
         path = self.from_fleet(reference)
         return path if path.startswith(("../", "/")) else f"./{path}"
-
-
-def selector(pool: Pool) -> str:
-    return ",".join(f"{k}={v}" for k, v in pool.node_selector)
 
 
 def jsonpath_key(name: str) -> str:
@@ -176,16 +172,16 @@ def device_plugin_rollout(cluster: Cluster, mps_daemon: bool) -> str:
 
 
 def drain(pool: Pool) -> str:
-    return f"kubectl drain --selector {shlex.quote(selector(pool))} --ignore-daemonsets --delete-emptydir-data"
+    return f"kubectl drain --selector {shlex.quote(selector_text(pool))} --ignore-daemonsets --delete-emptydir-data"
 
 
 def uncordon(pool: Pool) -> str:
-    return f"kubectl uncordon --selector {shlex.quote(selector(pool))}"
+    return f"kubectl uncordon --selector {shlex.quote(selector_text(pool))}"
 
 
 def list_nodes(pool: Pool, *columns: str) -> str:
     extra = "".join(f" -L {column}" for column in columns)
-    return f"kubectl get nodes --selector {shlex.quote(selector(pool))}{extra}"
+    return f"kubectl get nodes --selector {shlex.quote(selector_text(pool))}{extra}"
 
 
 def wait_nodes(node_selector: str, jsonpath: str, value: str, timeout: str) -> str:
@@ -196,16 +192,16 @@ def wait_nodes(node_selector: str, jsonpath: str, value: str, timeout: str) -> s
 
 
 def wait_cordoned(pool: Pool) -> str:
-    return wait_nodes(selector(pool), ".spec.unschedulable", "true", "1m")
+    return wait_nodes(selector_text(pool), ".spec.unschedulable", "true", "1m")
 
 
 def wait_label(pool: Pool, label: str, value: str) -> str:
-    return wait_nodes(selector(pool), f".metadata.labels.{jsonpath_key(label)}", value, "1m")
+    return wait_nodes(selector_text(pool), f".metadata.labels.{jsonpath_key(label)}", value, "1m")
 
 
 def wait_allocatable(pool: Pool, per_node: dict[str, int]) -> str:
     return " && ".join(
-        wait_nodes(selector(pool), f".status.allocatable.{jsonpath_key(resource)}", str(count), "10m")
+        wait_nodes(selector_text(pool), f".status.allocatable.{jsonpath_key(resource)}", str(count), "10m")
         for resource, count in sorted(per_node.items())
     )
 
@@ -217,11 +213,11 @@ def show_allocatable(pool: Pool, resources: list[str]) -> str:
             *(f"{r.split('/')[-1].upper()}:.status.allocatable.{jsonpath_key(r)}" for r in resources),
         ]
     )
-    return f"kubectl get nodes --selector {shlex.quote(selector(pool))} -o custom-columns={shlex.quote(columns)}"
+    return f"kubectl get nodes --selector {shlex.quote(selector_text(pool))} -o custom-columns={shlex.quote(columns)}"
 
 
 def label_pool(pool: Pool, labels: dict[str, str | None]) -> str:
-    return label_command(selector(pool), labels)
+    return label_command(selector_text(pool), labels)
 
 
 def relabel_mig(pool: Pool, config: str) -> str:
@@ -232,13 +228,13 @@ def relabel_mig(pool: Pool, config: str) -> str:
     (the mig-manager acts only on a changed value).
     """
     return label_command(
-        f"{selector(pool)},{MIG_CONFIG_LABEL}!={config}",
+        f"{selector_text(pool)},{MIG_CONFIG_LABEL}!={config}",
         {MIG_CONFIG_STATE_LABEL: None, MIG_CONFIG_LABEL: config},
     )
 
 
 def wait_mig_success(pool: Pool) -> str:
-    return wait_nodes(selector(pool), f".metadata.labels.{jsonpath_key(MIG_CONFIG_STATE_LABEL)}", "success", "30m")
+    return wait_nodes(selector_text(pool), f".metadata.labels.{jsonpath_key(MIG_CONFIG_STATE_LABEL)}", "success", "30m")
 
 
 def wait_driver_upgraded() -> str:
@@ -260,7 +256,7 @@ def wait_nodes_gone(pool: Pool, *, cordoned_only: bool = False) -> str:
     """Waits until the pool's nodes are deleted; ``cordoned_only``: its drained ones, while new nodes carrying the
     same labels join (a field selector on spec.unschedulable, which the API server supports for nodes)."""
     cordoned = " --field-selector spec.unschedulable=true" if cordoned_only else ""
-    return f"kubectl wait --for=delete nodes --selector {shlex.quote(selector(pool))}{cordoned} --timeout=60m"
+    return f"kubectl wait --for=delete nodes --selector {shlex.quote(selector_text(pool))}{cordoned} --timeout=60m"
 
 
 def nodes_labelled(label: str, value: str) -> str:

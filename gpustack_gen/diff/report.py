@@ -69,6 +69,7 @@ from typing import Any
 
 from ..change.model import Finding, Level
 from ..emit.annotations import workflow_command
+from ..emit.markdown import markdown_escape
 from .result import Change, ClusterDiff, DiffResult, FileDiff, Status
 
 NO_CHANGES = "no changes"
@@ -221,16 +222,6 @@ def render_json(result: DiffResult, context: ReportContext = ReportContext()) ->
 # --- Markdown -----------------------------------------------------------------------------------
 
 _LEVEL_ICONS = {"none": "🟢", "restart": "🟡", "disruptive": "🟠", "error": "🔴"}
-_MARKDOWN_SPECIAL = {c: f"&#{ord(c)};" for c in "\\`*_[]|~@#"}  # inline syntax, table cells, autolinks, mentions
-_MARKDOWN_SPECIAL.update({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "\n": " ", "\r": " "})
-_MARKDOWN_SPECIAL_RE = re.compile("[" + re.escape("".join(_MARKDOWN_SPECIAL)) + "]")
-
-
-def _md(value: Any) -> Any:
-    """HTML-escape and neutralize Markdown syntax in one pass: inert inside table cells and inline HTML."""
-    from markupsafe import Markup
-
-    return Markup(_MARKDOWN_SPECIAL_RE.sub(lambda m: _MARKDOWN_SPECIAL[m.group(0)], str(value)))
 
 
 def render_markdown(result: DiffResult, context: ReportContext = ReportContext(), template: str = "diff.md.j2") -> str:
@@ -238,7 +229,7 @@ def render_markdown(result: DiffResult, context: ReportContext = ReportContext()
     from .templates import environment
 
     env = environment()
-    env.filters["md"] = _md
+    env.filters["md"] = markdown_escape
     env.filters["value"] = format_value
     env.filters["change"] = format_change
     data = result.as_dict()

@@ -93,11 +93,11 @@ def render_json(result: PlanResult, context: ReportContext = ReportContext()) ->
 
 
 def render_markdown(result: PlanResult, context: ReportContext = ReportContext()) -> str:
-    from ..diff.report import _md
     from ..diff.templates import environment
+    from ..emit.markdown import markdown_escape
 
     env = environment()
-    env.filters["md"] = _md
+    env.filters["md"] = markdown_escape
     return env.get_template("plan.md.j2").render(
         result=result,
         render_command=context.render_command or f"gpustack-gen render NEW --out {result.rendered}",

@@ -159,10 +159,10 @@ def render_json(result: VerifyResult, context: ReportContext = ReportContext()) 
 
 def render_markdown(result: VerifyResult, context: ReportContext = ReportContext()) -> str:
     """A summary table per pool, then the findings as a table (for a pull request or an issue)."""
-    from ..diff.report import _md
+    from ..emit.markdown import markdown_escape
 
     def cell(value: Any) -> str:
-        return str(_md(value))
+        return str(markdown_escape(value))
 
     icon = "✅" if not result.count(Severity.ERROR) else "❌"
     lines = [f"### {icon} gpustack-gen verify: cluster `{cell(result.cluster)}`", "", cell(summary_line(result)), ""]

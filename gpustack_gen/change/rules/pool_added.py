@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...compile.artifact import DEVICE_PLUGIN_LABEL
+from ...compile.gpu_operator.nodes import selector_text
 from ...model.backends.gpu_operator import NAME
-from .. import commands, steps
+from .. import steps
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome, Step
 
@@ -43,7 +44,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
                 ID,
                 LEVEL,
                 f"pool {pool.name} added ({pool.nodes} x {pool.gpus_per_node} {pool.gpu.id}): create its node group "
-                f"with the selector labels {commands.selector(pool)} and the labels of node-labels.yaml",
+                f"with the selector labels {selector_text(pool)} and the labels of node-labels.yaml",
                 pool.name,
                 (pool.name,),
             ),
