@@ -363,3 +363,15 @@ def test_a_set_over_the_nominal_memory_gets_its_error_and_no_margin_warning() ->
         ("error", WORKLOAD),
         ("warning", f"{POOL}.sharing.strategy"),
     ]
+
+
+def test_a_set_that_fits_the_totals_but_not_gpu_by_gpu() -> None:
+    # Two T4s (16384 MiB each): three pods of 9 GiB are 27648 MiB of 32768, but only one fits on each GPU.
+    text = edit({18: "- {name: app, namespace: ml, pool: pool, replicas: 3, gpuMemory: 9Gi}"}, HAMI)
+    (warning,) = [w for w in load(text).warnings if "GPU by GPU" in w.message]
+    check(warning, "fleet.yaml:18:9", WORKLOAD, "a pod of app needs 9216 MiB", "pack onto the GPUs")
+
+
+def test_a_set_that_packs_gpu_by_gpu_gets_no_fit_warning() -> None:
+    text = edit({18: "- {name: app, namespace: ml, pool: pool, replicas: 2, gpuMemory: 9Gi}"}, HAMI)
+    assert not [w for w in load(text).warnings if "GPU by GPU" in w.message]

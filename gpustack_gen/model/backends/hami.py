@@ -236,6 +236,7 @@ def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
         )
     paths = dict(zip((pool.name for pool in cluster.pools), origin.pool_paths, strict=True))
     _check_memory_margin(cluster, origin, report)
+    _check_per_gpu_fit(cluster, origin, report)
     _check_node_names(cluster, paths, report)
     _check_shared_settings(cluster, origin, paths, report)
     for pool in cluster.pools:
@@ -282,6 +283,47 @@ def _check_memory_margin(cluster: Cluster, origin: ClusterOrigin, report: Report
                 "check nvidia-smi --query-gpu=memory.total on a node of the pool, and lower the workloads' gpuMemory "
                 "or replicas, or add nodes, if it is less than the workloads need",
             )
+
+
+def _check_per_gpu_fit(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+    """Workloads that fit a pool's totals but not GPU by GPU: HAMi places each pod's share of memory, cores and
+    one vGPU slot on one GPU (scheduler ``fitInDevices``), so a pool whose pods cannot be packed that way leaves
+    some Pending. Packed largest first, first fit: a set it packs fits; one it cannot is warned about (the
+    packing problem has rare sets first fit misses, hence a warning). Pools over their totals have their error."""
+    for pool in cluster.pools:
+        memory = registered_memory(pool)
+        workloads = [w for w in cluster.workloads if w.pool == pool.name and w.replicas]
+        if memory is None or not workloads or not pool.physical_gpus:
+            continue
+        shares = sorted(
+            (
+                (memory_per_gpu(pool, workload) or 0, cores_per_gpu(workload), index, workload)
+                for index, workload in enumerate(workloads)
+                for _ in range(workload.gpus * workload.replicas)
+            ),
+            key=lambda share: (-share[0], -share[1], share[2]),
+        )
+        if (
+            len(shares) > pool.sharing.split * pool.physical_gpus
+            or sum(s[0] for s in shares) > memory * pool.physical_gpus
+        ):
+            continue  # over the pool's totals: that error says it
+        free = [[memory, FULL_CORES, pool.sharing.split] for _ in range(pool.physical_gpus)]
+        for asked, cores, _, workload in shares:
+            gpu = next((g for g in free if g[0] >= asked and g[1] >= cores and g[2] >= 1), None)
+            if gpu is None:
+                report.warn(
+                    origin.workloads[(workload.namespace, workload.name)],
+                    f"pool {pool.name!r} has the GPU memory and slots for its workloads in total, but not GPU by GPU: "
+                    f"a pod of {workload.name} needs {asked} MiB and {cores} % of one GPU's cores, and packed onto "
+                    f"{pool.physical_gpus} GPUs of {memory} MiB no GPU has that left; HAMi places each pod's share "
+                    "on one GPU, so such pods stay Pending",
+                    "lower the workloads' gpuMemory or gpuCores so that they pack onto the GPUs, or add nodes",
+                )
+                break
+            gpu[0] -= asked
+            gpu[1] -= cores
+            gpu[2] -= 1
 
 
 def _check_node_names(cluster: Cluster, paths: dict[str, PathKey], report: Report) -> None:
