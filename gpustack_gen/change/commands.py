@@ -265,8 +265,9 @@ def nodes_labelled(label: str, value: str) -> str:
 
 
 def no_nodes_labelled(label: str, value: str) -> str:
-    """Fails while a node carries ``label=value`` (``kubectl get`` exits 0 on an empty list)."""
-    return f'test -z "$({nodes_labelled(label, value)})"'
+    """Fails while a node carries ``label=value`` (``kubectl get`` exits 0 on an empty list), and when kubectl
+    itself fails (wrong context, no access), which would print nothing on stdout either."""
+    return f'test -z "$({nodes_labelled(label, value)} || echo kubectl failed)"'
 
 
 def helm_workload(cluster: Cluster, workload: Workload, release: HelmRelease, paths: Paths) -> str:

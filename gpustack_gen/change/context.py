@@ -86,6 +86,23 @@ class ClusterChange:
             if after.node_selector == before.node_selector
         ]
 
+    @cached_property
+    def overlapping_pools(self) -> list[tuple[Pool, Pool]]:
+        """A pool that leaves and one that joins whose nodeSelectors differ but can select the same nodes (one
+        contains the other): the leaving pool's steps (drain, wait for its nodes to go) would hit the other's."""
+        joined = [pool for name, pool in self.new_pools.items() if name not in self.old_pools]
+        return [
+            (before, after)
+            for name, before in self.old_pools.items()
+            if name not in self.new_pools
+            for after in joined
+            if before.node_selector != after.node_selector
+            and (
+                set(before.node_selector) <= set(after.node_selector)
+                or set(after.node_selector) <= set(before.node_selector)
+            )
+        ]
+
     def renamed(self, name: str) -> bool:
         """The pool (by its old or new name) is one side of a rename."""
         return any(name in (before.name, after.name) for before, after in self.renamed_pools)
@@ -147,13 +164,15 @@ class ClusterChange:
 
     def device_plugin_rolls(self) -> bool:
         """The Operator re-renders the device plugin's DaemonSet, GFD's and the MPS daemon's, which then roll: a
-        new plugin version, config name or default, MIG strategy or CDI setting (gpu-operator
+        new Operator or plugin version, config name or default, MIG strategy or CDI setting (gpu-operator
         ``controllers/object_controls.go`` handleDevicePluginConfig, applyMIGConfiguration, transformForRuntime)."""
 
         def inputs(cluster: Cluster) -> tuple[Any, ...]:
             settings = operator_settings(cluster)
             plugin = settings.get("devicePlugin", {})
-            return (cluster.operator.release.device_plugin, plugin, settings.get("mig"), settings.get("cdi"))
+            # The Operator's version too: every operand's init container runs the validator image of that version.
+            release = cluster.operator.release
+            return (release.version, release.device_plugin, plugin, settings.get("mig"), settings.get("cdi"))
 
         old, new = self.both
         return inputs(old) != inputs(new)

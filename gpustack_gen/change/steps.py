@@ -121,10 +121,21 @@ def uncordon(pool: Pool, rule: str) -> Step:
     )
 
 
-def label_nodes(pool: Pool, labels: dict[str, str | None], reason: str, rule: str, phase: Phase = Phase.LABELS) -> Step:
-    """The check waits for every label set (a removal only shows: an absent label has no value to wait for)."""
-    waits = [commands.wait_label(pool, label, value) for label, value in labels.items() if value is not None]
-    verify = " && ".join(waits) or commands.list_nodes(pool, *labels)
+def label_nodes(
+    pool: Pool,
+    labels: dict[str, str | None],
+    reason: str,
+    rule: str,
+    phase: Phase = Phase.LABELS,
+    *,
+    labelled: Pool | None = None,
+) -> Step:
+    """The check waits for every label set (a removal only shows: an absent label has no value to wait for), on
+    the nodes as ``labelled`` selects them afterwards (default ``pool``: a relabel of a selector's own label
+    leaves nothing the old selector matches)."""
+    after = labelled or pool
+    waits = [commands.wait_label(after, label, value) for label, value in labels.items() if value is not None]
+    verify = " && ".join(waits) or commands.list_nodes(after, *labels)
     return Step(Action.LABEL_NODES, commands.label_pool(pool, labels), verify, reason, pool.name, rule, phase)
 
 

@@ -43,7 +43,7 @@ class ChartRelease:
         """What makes ``reference`` resolvable; None for an OCI chart, which Helm pulls by its URL."""
         if self.oci:
             return None
-        return f"helm repo add {self.repository_name} {self.repository_url} && helm repo update"
+        return f"helm repo add {self.repository_name} {self.repository_url} && helm repo update {self.repository_name}"
 
     def upgrade_command(self, values_path: str | None = None) -> str:
         """``helm upgrade --install`` with the whole values file: never ``--reuse-values``, which keeps the old

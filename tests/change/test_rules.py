@@ -246,6 +246,31 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         [],
         None,
     ),
+    "pool-renamed mps": (
+        lambda d: (
+            pool(d, "t4").update(name="serving"),
+            prod(d)["workloads"][0].update(pool="serving"),
+            prod(d).update(retired={"devicePluginConfigs": {"t4": {"strategy": "mps", "replicas": 4}}}),
+        ),
+        [("pool-renamed", "disruptive", "serving")],
+        ["apply-configmaps", "wait", "drain", "label-nodes", "wait", "uncordon"],
+        lambda d: (_single(d), pool(d, "t4")["sharing"].update(strategy="mps")),
+    ),
+    "pool-renamed overlapping": (
+        lambda d: (
+            pool(d, "t4").update(name="serving", nodeSelector={"pool": "t4", "tier": "serving"}),
+            prod(d)["workloads"][0].update(pool="serving"),
+            prod(d).update(retired={"devicePluginConfigs": {"t4": {"strategy": "time-slicing", "replicas": 4}}}),
+        ),
+        [
+            ("pool-renamed", "error", "serving"),
+            ("pool-removed", "disruptive", "t4"),
+            ("workload-values", "restart", None),
+            ("pool-added", "none", "serving"),
+        ],
+        ["apply-configmaps", "wait", "label-nodes", "wait", "update-workloads", "drain", "wait"],
+        None,
+    ),
     "mig-manager-config": (
         lambda d: prod(d)["nodePools"].append(
             {"name": "h100", "gpu": "h100-80gb", "nodes": 1, "nodeSelector": {"pool": "h100"}}

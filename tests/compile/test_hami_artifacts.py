@@ -237,7 +237,7 @@ def test_a_bad_values_artifact_is_an_internal_error() -> None:
 
 def test_render_writes_the_helm_command_in_the_header() -> None:
     text = render(load_fleet(hami_fleet())).files["c1/hami-values.yaml"].text
-    assert "# helm repo add hami-charts https://project-hami.github.io/HAMi/ && helm repo update\n" in text
+    assert "# helm repo add hami-charts https://project-hami.github.io/HAMi/ && helm repo update hami-charts\n" in text
     assert (
         "# helm upgrade --install hami hami-charts/hami --namespace kube-system --create-namespace --version 2.10.0 "
         "--values hami-values.yaml\n"

@@ -150,7 +150,7 @@ def test_no_clusterpolicy_crd_is_a_finding(tmp_path: Path) -> None:
         code, out, _ = run("verify", str(EXAMPLE), "--cluster", "prod", "--kubeconfig", str(kubeconfig))
     assert code == 1
     assert (
-        "  error clusterpolicy: no ClusterPolicy: the GPU Operator is not installed (apply the render: helm repo add nvidia https://helm.ngc.nvidia.com/nvidia && helm repo update && helm upgrade"
+        "  error clusterpolicy: no ClusterPolicy: the GPU Operator is not installed (apply the render: helm repo add nvidia https://helm.ngc.nvidia.com/nvidia && helm repo update nvidia && helm upgrade"
         in out
     )
 

@@ -37,7 +37,8 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         return
     reason = "the MPS control daemon restarts here and ends the MPS server its pods use: stop them first"
     plan: list[Step] = [steps.drain(pool, reason, ID) for pool in pools]
-    plan += [steps.uncordon(change.new_pools[pool.name], ID) for pool in pools if pool.name in change.new_pools]
+    now = {**change.new_pools, **{before.name: after for before, after in change.renamed_pools}}
+    plan += [steps.uncordon(now[pool.name], ID) for pool in pools if pool.name in now]
     names = ", ".join(pool.name for pool in pools)
     yield Outcome(
         Finding(

@@ -33,6 +33,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
                     "before any step finds the nodes by it (and set them in the node group template)",
                     ID,
                     Phase.FIRST_LABELS,
+                    labelled=after,
                 )
             )
         old_text = ",".join(f"{k}={v}" for k, v in before.node_selector)

@@ -27,10 +27,11 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         plan: list[Step] = []
         if before.nodes > 0:
             plan += [
-                steps.drain(before, f"the pool's {before.gpu.id} nodes leave: evict their pods first", ID),
+                # By the new selector: a new selector's labels are on the old nodes first (node-selector).
+                steps.drain(after, f"the pool's {before.gpu.id} nodes leave: evict their pods first", ID),
                 Step(
                     Action.WAIT,
-                    commands.wait_nodes_gone(before, cordoned_only=True),
+                    commands.wait_nodes_gone(after, cordoned_only=True),
                     commands.list_nodes(after, "nvidia.com/gpu.product"),
                     f"replace the pool's node group: create {after.gpu.id} nodes from a template with the pool's "
                     "labels (node-labels.yaml) and remove the drained ones; this waits until they are gone",
@@ -41,11 +42,10 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
             ]
         config = change.new_names.mig_config_label(after)
         if after.nodes > 0 and config is not None:
-            # The mig-manager of a new node reads the config its label names at once: the ConfigMap has it first.
-            plan += [
-                steps.apply_configmaps(change, change.new, f"MIG config {config} for the pool's {after.gpu.id}", ID),
-                steps.mig_sync(change.new, config, ID, after.name),
-            ]
+            # The mig-manager pod of a new node mounts the ConfigMap as it is then: no volume sync to wait for.
+            plan.append(
+                steps.apply_configmaps(change, change.new, f"MIG config {config} for the pool's {after.gpu.id}", ID)
+            )
         if after.nodes > 0:
             plan += steps.label_new_nodes(
                 change,

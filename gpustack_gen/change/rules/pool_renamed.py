@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...compile.artifact import DEVICE_PLUGIN_LABEL
+from ...compile.gpu_operator.nodes import selector_text
 from ...model.backends.gpu_operator import NAME
 from .. import steps
 from ..context import ClusterChange
@@ -26,6 +27,20 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     if change.old is None or change.new is None:
         return
     old, new = change.both
+    for before, after in change.overlapping_pools:
+        yield Outcome(
+            Finding(
+                ID,
+                Level.ERROR,
+                f"pool {before.name} leaves and pool {after.name} joins on nodes both can select (nodeSelector "
+                f"{selector_text(before)} and {selector_text(after)}): draining and removing {before.name}'s nodes "
+                f"would take {after.name}'s",
+                after.name,
+                (before.name, after.name),
+                f"rename {before.name} to {after.name} with the same nodeSelector in one change, and change the "
+                "nodeSelector in another",
+            )
+        )
     for before, after in change.renamed_pools:
         what = f"pool {before.name} becomes {after.name} (the same nodeSelector: the same nodes)"
         same_service = (
@@ -54,6 +69,9 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
             steps.apply_configmaps(change, new, f"add device-plugin key {key} for the renamed pool", ID),
             steps.device_plugin_sync(new, key, ID, after.name),
         ]
+        mps = after.sharing.strategy == "mps" and after.nodes > 0
+        if mps:  # the sidecar's SIGHUP on the new key makes the MPS daemon quit its server
+            plan.append(steps.drain(after, "the relabel restarts the MPS daemon, which ends its clients", ID))
         if after.nodes > 0:
             plan += [
                 steps.label_nodes(
@@ -65,7 +83,12 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
                 ),
                 steps.allocatable(new, after, ID),
             ]
+        if mps:
+            plan.append(steps.uncordon(after, ID))
+        level, drained = (Level.DISRUPTIVE, ", drained first: its MPS daemon restarts") if mps else (LEVEL, "")
         yield Outcome(
-            Finding(ID, LEVEL, f"{what}: its nodes move to device-plugin key {key}", after.name, (after.name,)),
+            Finding(
+                ID, level, f"{what}: its nodes move to device-plugin key {key}{drained}", after.name, (after.name,)
+            ),
             tuple(plan),
         )

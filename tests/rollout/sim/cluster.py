@@ -340,6 +340,9 @@ class Cluster:
         pod.retry_at = None
         if key == pod.key:
             return  # "Already configured. Skipping update..." (main.go:295-332): no signal
+        if kind == "mps" and any(p.node == node.name and _uses_gpu(p.requests) for p in self.pods):
+            # SIGHUP: the daemon quits the MPS control daemon (cmd/mps-control-daemon/main.go:115-151).
+            raise SimulationError(f"{node.name}: the MPS control daemon restarts under running MPS clients")
         pod.key = key
         pod.config = parse_config(files[key]) if key else {}
         self._after_load(node, kind)

@@ -110,6 +110,9 @@ class Shell:
         elif words[:3] == ["helm", "repo", "update"]:
             if not self.repositories:
                 raise SimulationError("Error: no repositories found. You must add one before updating")
+            for name in words[3:]:
+                if name not in self.repositories:
+                    raise SimulationError(f"Error: no repositories found matching '{name}'.  Nothing will be updated")
         elif head == ["helm", "upgrade"]:
             self._helm(words)
         elif head == ["helm", "uninstall"]:
@@ -326,7 +329,7 @@ class Shell:
 
     def _test_empty(self, substitution: str) -> None:
         """``test -z "$(kubectl get nodes --selector S -o name)"``: fails while a node matches S."""
-        match = re.fullmatch(r"\$\((.*)\)", substitution)
+        match = re.fullmatch(r"\$\((.*) \|\| echo kubectl failed\)", substitution)
         words = shlex.split(match.group(1)) if match else []
         if words[:3] != ["kubectl", "get", "nodes"] or self._option(words, "-o") != "name":
             raise SimulationError(f"the model cannot test {substitution!r}")
