@@ -75,32 +75,26 @@ class ClusterChange:
         return [(self.old_pools[name], pool) for name, pool in self.new_pools.items() if name in self.old_pools]
 
     @cached_property
+    def _leaving_and_joining(self) -> list[tuple[Pool, Pool]]:
+        """Every pair of a pool that leaves and one that joins."""
+        joined = [pool for name, pool in self.new_pools.items() if name not in self.old_pools]
+        left = [pool for name, pool in self.old_pools.items() if name not in self.new_pools]
+        return [(before, after) for before in left for after in joined]
+
+    @cached_property
     def renamed_pools(self) -> list[tuple[Pool, Pool]]:
         """A pool that leaves and one that joins with the same nodeSelector: the same nodes, under a new name."""
-        joined = [pool for name, pool in self.new_pools.items() if name not in self.old_pools]
-        return [
-            (before, after)
-            for name, before in self.old_pools.items()
-            if name not in self.new_pools
-            for after in joined
-            if after.node_selector == before.node_selector
-        ]
+        return [(b, a) for b, a in self._leaving_and_joining if a.node_selector == b.node_selector]
 
     @cached_property
     def overlapping_pools(self) -> list[tuple[Pool, Pool]]:
         """A pool that leaves and one that joins whose nodeSelectors differ but can select the same nodes (one
         contains the other): the leaving pool's steps (drain, wait for its nodes to go) would hit the other's."""
-        joined = [pool for name, pool in self.new_pools.items() if name not in self.old_pools]
         return [
-            (before, after)
-            for name, before in self.old_pools.items()
-            if name not in self.new_pools
-            for after in joined
-            if before.node_selector != after.node_selector
-            and (
-                set(before.node_selector) <= set(after.node_selector)
-                or set(after.node_selector) <= set(before.node_selector)
-            )
+            (b, a)
+            for b, a in self._leaving_and_joining
+            if a.node_selector != b.node_selector
+            and (set(b.node_selector) <= set(a.node_selector) or set(a.node_selector) <= set(b.node_selector))
         ]
 
     def renamed(self, name: str) -> bool:
