@@ -127,10 +127,6 @@ def release_upgrade(cluster: Cluster, release: ChartRelease, paths: Paths) -> st
     return " && ".join(release.install_commands(paths.rendered_file(cluster, release.values_file)))
 
 
-def release_uninstall(release: ChartRelease) -> str:
-    return release.uninstall_command()
-
-
 def release_rollout(release: ChartRelease, timeout: str = "10m") -> str:
     return " && ".join(
         f"kubectl rollout status -n {release.namespace} {resource} --timeout={timeout}" for resource in release.rollouts
@@ -295,7 +291,7 @@ def dra_driver_upgrade(cluster: Cluster, paths: Paths) -> str:
 
 
 def dra_driver_uninstall(cluster: Cluster) -> str:
-    return release_uninstall(dra_driver.dra_release(cluster))
+    return dra_driver.dra_release(cluster).uninstall_command()
 
 
 def show_dra_driver(cluster: Cluster) -> str:

@@ -8,8 +8,7 @@ from typing import Any
 from ..compile.backends import backend_of
 from ..compile.gpu_operator.config_names import ConfigNames, config_names
 from ..compile.operator import clusterpolicy_patch, operator_settings
-from ..compile.workloads import workload_values
-from ..model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool, Workload
+from ..model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool
 from .commands import Paths
 
 
@@ -170,6 +169,3 @@ class ClusterChange:
 
         old, new = self.both
         return inputs(old) != inputs(new)
-
-    def workload_values(self, cluster: Cluster, workload: Workload) -> dict[str, Any]:
-        return workload_values(cluster, workload)

@@ -483,3 +483,36 @@ def test_every_rule_that_upgrades_the_operator_gives_one_step_for_a_new_chart_ve
     assert len(operator_steps) == 1
     assert "--disable-openapi-validation" in (operator_steps[0].command or "")
     assert {"operator-version", "mig-strategy"} <= set(operator_steps[0].rule.split(","))
+
+
+@pytest.mark.parametrize(
+    ("edit", "before", "message"),
+    [
+        (lambda d: d["defaults"]["operator"]["cdi"].update(enabled=False, default=False), None, "Operator.s settings"),
+        (_t4(replicas=5), None, "no rule applies them"),
+        (lambda d: pool(d, "t4")["sharing"].update(split=5), _hami, "the backend.s chart or its values change"),
+    ],
+)
+def test_a_change_no_rule_carries_out_is_an_internal_error(
+    edit: Edit, before: Edit | None, message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A missing rule must never pass as an empty plan: the completeness check names what nothing carries out."""
+    from gpustack_gen.change import analysis
+    from gpustack_gen.errors import InternalError
+
+    old_data = changed(before) if before else base()
+    new_data = changed(lambda d: ((before or (lambda _: None))(d), edit(d)))
+    monkeypatch.setattr(analysis, "RULES", ())
+    with pytest.raises(InternalError, match=message):
+        analyse(fleet(old_data).clusters[0], fleet(new_data).clusters[0])
+
+
+def test_a_rename_on_a_backend_that_names_objects_after_the_pool_is_refused() -> None:
+    def rename(data: dict[str, Any]) -> None:
+        pool(data, "t4").update(name="serving")
+        prod(data)["workloads"][0].update(pool="serving")
+
+    old, new = fleet(changed(_hami)).clusters[0], fleet(changed(lambda d: (_hami(d), rename(d)))).clusters[0]
+    (refusal,) = [f for f in analyse(old, new).findings if f.rule == "pool-renamed"]
+    assert refusal.level.value == "error"
+    assert "backend hami is a new pool" in refusal.hint

@@ -134,7 +134,7 @@ def _to_gpu_operator(change: ClusterChange, pools: list[Pool]) -> list[Step]:
     plan += [
         Step(
             Action.BACKEND,
-            commands.release_uninstall(release),
+            release.uninstall_command(),
             commands.release_gone(release),
             f"uninstall HAMi before the GPU Operator's device plugin starts: this must list nothing "
             f"(its webhook and scheduler go too; chart {release.chart} {release.version})",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET
 from ...compile.backends import backend_of
 from ...compile.operator import operand_daemonsets
 from .. import commands, steps
@@ -55,7 +56,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
             commands.wait_cluster_policy_ready("30m"),
             commands.rollout_status(new, *operands),
             "the Operator deploys the driver, toolkit"
-            + (", device plugin" if len(operands) > 1 else "")
+            + (", device plugin" if DEVICE_PLUGIN_DAEMONSET in operands else "")
             + " and GFD on every GPU node",
             None,
             ID,

@@ -45,7 +45,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
             "hami.namespace",
             before.namespace,
             after.namespace,
-            commands.release_uninstall(before),
+            before.uninstall_command(),
             ", whose device plugin would run on the same nodes",
         )
         return

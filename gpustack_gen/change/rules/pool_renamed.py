@@ -49,20 +49,15 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
             and before.sharing == after.sharing
             and old.resources_per_gpu(before) == new.resources_per_gpu(after)
         )
-        if not change.on(NAME) or not same_service:
-            yield Outcome(
-                Finding(
-                    ID,
-                    Level.ERROR,
-                    f"{what}, and "
-                    + ("its backend names its objects after the pool" if same_service else "what it serves changes"),
-                    after.name,
-                    (before.name, after.name),
-                    f"keep the name {before.name} in this change and rename it in a change of its own"
-                    if change.on(NAME)
-                    else f"keep the name {before.name}: a rename on backend {new.backend} is a new pool",
-                )
-            )
+        why = hint = ""
+        if not same_service:
+            why = "what it serves changes"
+            hint = f"keep the name {before.name} in this change and rename it in a change of its own"
+        elif not change.on(NAME):
+            why = "its backend names its objects after the pool"
+            hint = f"keep the name {before.name}: a rename on backend {new.backend} is a new pool"
+        if why:
+            yield Outcome(Finding(ID, Level.ERROR, f"{what}, and {why}", after.name, (before.name, after.name), hint))
             continue
         key = change.new_labels[after.name][DEVICE_PLUGIN_LABEL]
         plan = [

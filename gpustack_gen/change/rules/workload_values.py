@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...compile.workloads import workload_values
 from .. import steps
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome
@@ -29,7 +30,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         previous = before.get((workload.namespace, workload.name))
         if previous is None:
             added.append(workload)
-        elif change.workload_values(old, previous) != change.workload_values(new, workload) or (
+        elif workload_values(old, previous) != workload_values(new, workload) or (
             previous.helm != workload.helm and workload.helm is not None
         ):
             changed.append(workload)
