@@ -79,6 +79,20 @@ def release(change: ClusterChange, cluster: Cluster, chart: ChartRelease, reason
     )
 
 
+def driver_wait(version: str | None, reason: str, rule: str, phase: Phase) -> Step:
+    """Every GPU node runs the driver: at ``version`` where the change loads a new one (GFD's label of the loaded
+    driver cannot pass early), else the upgrade controller's state (a roll of the same version)."""
+    return Step(
+        Action.WAIT,
+        commands.wait_driver_upgraded() if version is None else commands.wait_driver_version(version),
+        commands.show_driver_versions(),
+        reason,
+        None,
+        rule,
+        phase,
+    )
+
+
 def rollout_wait(cluster: Cluster, daemonsets: tuple[str, ...], reason: str, rule: str) -> Step:
     return Step(
         Action.WAIT,

@@ -241,13 +241,10 @@ def _to_dra(change: ClusterChange) -> list[Step]:
 
 
 def _driver_rolls() -> Step:
-    return Step(
-        Action.WAIT,
-        commands.wait_driver_upgraded(),
-        commands.show_driver_versions(),
+    return steps.driver_wait(
+        None,
         "the driver manager's NODE_LABEL_FOR_GPU_POD_EVICTION (the DRA kubelet plugin, evicted before a driver reload) "
         "changes the driver DaemonSet: the upgrade controller rolls it node by node as driver.upgradePolicy says",
-        None,
         ID,
         Phase.FINISH,
     )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .. import commands, steps
+from .. import steps
 from ..context import ClusterChange
-from ..model import Action, Finding, Level, Outcome, Phase, Step
+from ..model import Finding, Level, Outcome, Phase
 
 ID = "driver"
 LEVEL = Level.DISRUPTIVE
@@ -43,14 +43,11 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     if after.driver_enabled:
         version = after.driver_version or after.release.driver
         plan.append(
-            Step(
-                Action.WAIT,
-                commands.wait_driver_upgraded() if version is None else commands.wait_driver_version(version),
-                commands.show_driver_versions(),
+            steps.driver_wait(
+                version,
                 "the driver upgrade controller cordons, drains and upgrades the GPU nodes as driver.upgradePolicy "
                 "says (one at a time by default), and each node's GFD reports the driver it loaded"
                 + ("" if version is None else f" ({version})"),
-                None,
                 ID,
                 Phase.SETTLE,
             )
