@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import shlex
 import sys
 import traceback
@@ -111,6 +112,11 @@ def _refuse_two_controllers(fleet: Fleet, clusters: tuple[str, ...], wrap: tuple
                 "Flux: its kustomization.yaml would list the Application and the HelmRelease, and whichever "
                 "controller applies the folder would install the chart through both; wrap it for one of them"
             )
+
+
+def _colored(output_format: str) -> bool:
+    """Text reports are coloured unless NO_COLOR is set (https://no-color.org); other formats never are."""
+    return output_format == "text" and "NO_COLOR" not in os.environ
 
 
 def _load(path: str) -> Fleet:
@@ -349,8 +355,6 @@ def diff(sides: tuple[str, ...], base_ref: str | None, output_format: str, exit_
     gpustack-gen diff old/fleet.yaml fleet.yaml
     gpustack-gen diff --base origin/main fleet.yaml --format markdown
     """
-    import os
-
     from .diff import DiffInputError, diff_sides
     from .diff.report import DIFF_REPORTS, ReportContext
 
@@ -361,7 +365,7 @@ def diff(sides: tuple[str, ...], base_ref: str | None, output_format: str, exit_
         click.echo(f"error: {exc}", err=True)
         sys.exit(ExitCode.INVALID)
     context = ReportContext(
-        color=output_format == "text" and "NO_COLOR" not in os.environ,
+        color=_colored(output_format),
         annotation_file=new.path,
         plan_command=_plan_command(sides, base_ref),
     )
@@ -396,8 +400,6 @@ def plan(
     gpustack-gen plan old/fleet.yaml fleet.yaml
     gpustack-gen plan --base origin/main fleet.yaml --rendered rendered --format markdown
     """
-    import os
-
     from .diff import DiffInputError
     from .plan import plan_sides
     from .plan.report import PLAN_REPORTS, ReportContext
@@ -413,7 +415,7 @@ def plan(
         click.echo(f"error: {exc}", err=True)
         sys.exit(ExitCode.INVALID)
     render = shlex.join(["gpustack-gen", "render", new.path or sides[-1], "--out", rendered])
-    context = ReportContext(color=output_format == "text" and "NO_COLOR" not in os.environ, render_command=render)
+    context = ReportContext(color=_colored(output_format), render_command=render)
     click.echo(PLAN_REPORTS[output_format](result, context), nl=False)
     sys.exit(result.exit_code)
 
@@ -467,8 +469,6 @@ def verify(
     gpustack-gen verify fleet.yaml --cluster prod                 # the current kubeconfig context
     gpustack-gen verify fleet.yaml --cluster prod --from state/   # kubectl output (see the README)
     """
-    import os
-
     from .verify import read_state_dir, verify_cluster
     from .verify.report import VERIFY_REPORTS, ReportContext
 
@@ -492,7 +492,7 @@ def verify(
             click.echo(f"error: {exc}", err=True)
             sys.exit(ExitCode.INVALID)
     result = verify_cluster(cluster, state, fleet_label=fleet, rendered=rendered)
-    context = ReportContext(color=output_format == "text" and "NO_COLOR" not in os.environ, annotation_file=fleet)
+    context = ReportContext(color=_colored(output_format), annotation_file=fleet)
     click.echo(VERIFY_REPORTS[output_format](result, context), nl=False)
     sys.exit(result.exit_code)
 

@@ -106,7 +106,9 @@ class UnknownDraVersion(ValueError):
         super().__init__(f"unknown DRA driver chart version {text!r}; known: {', '.join(dra_version_names())}")
         close = difflib.get_close_matches(text.removeprefix("v"), dra_version_names(), n=2)
         self.hint = (
-            f"did you mean {' or '.join(close)}?" if close else "write the chart version without a v, e.g. 0.4.1"
+            f"did you mean {' or '.join(close)}?"
+            if close
+            else f"write the chart version without a v, e.g. {NEWEST_DRA.version}"
         )
 
 

@@ -86,3 +86,12 @@ def test_backend_chart_versions_are_read_one_way(spelling: str, found: bool) -> 
         else:
             with pytest.raises(unknown):
                 require(text)
+
+
+def test_an_unknown_dra_version_far_from_any_names_the_newest() -> None:
+    from gpustack_gen.dra_versions import NEWEST_DRA, UnknownDraVersion, require_dra_version
+
+    with pytest.raises(UnknownDraVersion) as caught:
+        require_dra_version("latest")
+    assert caught.value.hint == f"write the chart version without a v, e.g. {NEWEST_DRA.version}"
+    assert "unknown DRA driver chart version 'latest'" in str(caught.value)

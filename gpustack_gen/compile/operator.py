@@ -8,13 +8,12 @@ from typing import Any
 from ..model.fleet import Cluster
 from .artifact import DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET, Artifact
 from .backends import backend_of
+from .releases import repo_add_command
 
 CHART = "gpu-operator"
 HELM_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
 HELM_REPOSITORY_NAME = "nvidia"
-# Adding the name again with the same URL does nothing (helm v3 cmd/helm/repo_add.go); the update fetches the
-# index that lists a newly pinned chart version (of that repository only: others may be unreachable from here).
-REPO_ADD_COMMAND = f"helm repo add {HELM_REPOSITORY_NAME} {HELM_REPOSITORY} && helm repo update {HELM_REPOSITORY_NAME}"
+REPO_ADD_COMMAND = repo_add_command(HELM_REPOSITORY_NAME, HELM_REPOSITORY)
 RELEASE_NAME = "gpu-operator"
 VALUES_FILE = "gpu-operator-values.yaml"
 

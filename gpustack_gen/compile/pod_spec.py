@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model.fleet import Cluster, Pool, Workload
+from ..model.fleet import Cluster, Workload
 
 
 def limits_values(cluster: Cluster, workload: Workload) -> dict[str, Any]:
@@ -15,7 +15,7 @@ def limits_values(cluster: Cluster, workload: Workload) -> dict[str, Any]:
 
 def scheduling(cluster: Cluster, workload: Workload, resources: dict[str, Any]) -> dict[str, Any]:
     """``resources`` plus the cpu/memory requests, and the pool's nodeSelector and tolerations."""
-    pool = workload_pool(cluster, workload)
+    pool = cluster.pool_of(workload)
     requests = {
         name: value for name, value in (("cpu", workload.cpu), ("memory", workload.memory)) if value is not None
     }
@@ -31,9 +31,3 @@ def scheduling(cluster: Cluster, workload: Workload, resources: dict[str, Any]) 
         for t in pool.taints
     ]
     return {"resources": resources, "nodeSelector": dict(pool.node_selector), "tolerations": tolerations}
-
-
-def workload_pool(cluster: Cluster, workload: Workload) -> Pool:
-    pool = cluster.pool(workload.pool)
-    assert pool is not None  # checked when the fleet was loaded
-    return pool

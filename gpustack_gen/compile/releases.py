@@ -16,6 +16,12 @@ from typing import Any
 OCI_SCHEME = "oci://"
 
 
+def repo_add_command(name: str, url: str) -> str:
+    """Adding the name again with the same URL does nothing (helm v3 cmd/helm/repo_add.go); the update fetches the
+    index that lists a newly pinned chart version (of that repository only: others may be unreachable from here)."""
+    return f"helm repo add {name} {url} && helm repo update {name}"
+
+
 @dataclass(frozen=True)
 class ChartRelease:
     """One Helm release of a pinned chart with the values of one rendered file."""
@@ -43,7 +49,7 @@ class ChartRelease:
         """What makes ``reference`` resolvable; None for an OCI chart, which Helm pulls by its URL."""
         if self.oci:
             return None
-        return f"helm repo add {self.repository_name} {self.repository_url} && helm repo update {self.repository_name}"
+        return repo_add_command(self.repository_name, self.repository_url)
 
     def upgrade_command(self, values_path: str | None = None) -> str:
         """``helm upgrade --install`` with the whole values file: never ``--reuse-values``, which keeps the old

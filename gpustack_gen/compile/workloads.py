@@ -12,7 +12,6 @@ from typing import Any
 from ..model.fleet import Cluster, Workload
 from .artifact import Artifact
 from .backends import backend_of
-from .pod_spec import workload_pool
 
 
 def workload_values(cluster: Cluster, workload: Workload) -> dict[str, Any]:
@@ -21,7 +20,7 @@ def workload_values(cluster: Cluster, workload: Workload) -> dict[str, Any]:
 
 
 def workload_fragment(cluster: Cluster, workload: Workload) -> Artifact:
-    pool = workload_pool(cluster, workload)
+    pool = cluster.pool_of(workload)
     values = workload_values(cluster, workload)
     notes = [
         f"Values fragment for {workload.namespace}/{workload.name} on pool {pool.name} ({pool.gpu.name}):",

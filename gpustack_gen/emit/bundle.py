@@ -43,6 +43,7 @@ import errno
 import functools
 import math
 import os
+import posixpath
 import re
 import shutil
 import stat
@@ -435,19 +436,8 @@ def _first_missing(rel: str, entries: dict[str, int]) -> str:
 
 def _common_folder(folders: list[str]) -> str:
     """The deepest folder that holds all of ``folders`` ("." for the output folder itself)."""
-    common: list[str] | None = None
-    for folder in folders:
-        parts = [] if folder == "." else folder.split("/")
-        if common is None:
-            common = parts
-        else:
-            length = 0
-            while length < min(len(common), len(parts)) and common[length] == parts[length]:
-                length += 1
-            del common[length:]
-        if not common:
-            return "."
-    return "/".join(common) if common else "."
+    # commonpath compares whole parts ("ab" is not under "a") and gives "" when only the root is shared.
+    return (posixpath.commonpath(folders) or ".") if folders else "."
 
 
 def _check_relative(rel: str) -> None:

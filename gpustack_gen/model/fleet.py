@@ -273,6 +273,12 @@ class Cluster:
     def pool(self, name: str) -> Pool | None:
         return next((p for p in self.pools if p.name == name), None)
 
+    def pool_of(self, workload: Workload) -> Pool:
+        """The pool ``workload`` runs on; it exists, as loading the fleet checked."""
+        pool = self.pool(workload.pool)
+        assert pool is not None, f"workload {workload.name!r} names no pool of cluster {self.name!r}"
+        return pool
+
     @property
     def semantics(self) -> BackendSemantics:
         """What pools offer and workloads ask on the cluster's backend."""
@@ -301,8 +307,7 @@ class Cluster:
 
     def workload_total(self, workload: Workload) -> dict[str, int]:
         """What all the pods of ``workload`` take together: one request each, or one they share (a DRA claim)."""
-        pool = self.pool(workload.pool)
-        assert pool is not None  # checked when the fleet was loaded
+        pool = self.pool_of(workload)
         pods = 1 if self.semantics.pods_share_request(self, pool) else workload.replicas
         return {resource: count * pods for resource, count in self.workload_request(workload).items()}
 

@@ -10,13 +10,14 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..dra_versions import DraDriverVersion
 from ..model.backends import dra_gpu_config
 from .findings import SchemaFinding, findings_from_errors
-from .schema_files import SchemaValidator
+from .schema_files import SchemaValidator, compile_schema
 
 RESOURCE_API_VERSIONS = ("resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1")
 
@@ -46,11 +47,10 @@ DRIVER_VALUES_SCHEMA: Mapping[str, Any] = {
 }
 
 
+@functools.cache
 def _validator() -> SchemaValidator:
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # lazy: cold start
-
-    validator: SchemaValidator = Draft202012Validator(DRIVER_VALUES_SCHEMA, format_checker=None)
-    return validator
+    """Compiled once per process: every DRA cluster of a fleet checks its driver values."""
+    return compile_schema(DRIVER_VALUES_SCHEMA)
 
 
 def check_driver_values(values: Mapping[str, Any], release: DraDriverVersion) -> list[SchemaFinding]:

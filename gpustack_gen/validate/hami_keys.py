@@ -8,6 +8,7 @@ and a per-node config (a JSON string) that HAMi's device plugin would not read a
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from ..hami_versions import HamiVersion
 from .findings import SchemaFinding, findings_from_errors
 from .operator_keys import KeyGate
+from .schema_files import SchemaValidator, compile_schema
 
 _FIRST = "2.10.0"  # the oldest chart gpustack-gen knows
 
@@ -81,11 +83,20 @@ def values_schema(release: HamiVersion) -> dict[str, Any]:
     return root
 
 
+@functools.cache
+def _values_validator(release: HamiVersion) -> SchemaValidator:
+    """Compiled once per chart version: every HAMi cluster of a fleet checks its values."""
+    return compile_schema(values_schema(release))
+
+
+@functools.cache
+def _node_entry_validator() -> SchemaValidator:
+    return compile_schema(_NODE_ENTRY_SCHEMA)
+
+
 def check_hami_values(values: Mapping[str, Any], release: HamiVersion) -> list[SchemaFinding]:
     """Findings for a ``hami-values.yaml`` document against chart ``release``, sorted."""
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # lazy: cold start
-
-    findings = findings_from_errors(Draft202012Validator(values_schema(release)).iter_errors(values))
+    findings = findings_from_errors(_values_validator(release).iter_errors(values))
     config = values.get("devicePlugin", {}).get("nodeConfiguration", {}).get("config")
     if isinstance(config, str):
         path = "devicePlugin.nodeConfiguration.config"
@@ -94,6 +105,6 @@ def check_hami_values(values: Mapping[str, Any], release: HamiVersion) -> list[S
         except ValueError as error:
             findings.append(SchemaFinding(path, f"not JSON: {error}"))
         else:
-            entries = findings_from_errors(Draft202012Validator(_NODE_ENTRY_SCHEMA).iter_errors(parsed))
+            entries = findings_from_errors(_node_entry_validator().iter_errors(parsed))
             findings += [SchemaFinding(f"{path}:{f.path}", f.message, f.hint) for f in entries]
     return sorted(set(findings))

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-__all__ = ["SchemaValidator", "load_schema", "schema_path", "schema_validator"]
+__all__ = ["SchemaValidator", "compile_schema", "load_schema", "schema_path", "schema_validator"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 _SEARCH_DIRS: tuple[Path, ...] = (
@@ -61,10 +61,15 @@ def load_schema(name: str) -> Mapping[str, Any]:
     return loaded
 
 
+def compile_schema(schema: Mapping[str, Any]) -> SchemaValidator:
+    """A draft 2020-12 validator for an in-memory ``schema`` (format checking off); callers cache it."""
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # lazy: cold start
+
+    validator: SchemaValidator = Draft202012Validator(schema, format_checker=None)
+    return validator
+
+
 @functools.cache
 def schema_validator(name: str) -> SchemaValidator:
     """Return a compiled draft 2020-12 validator for schema ``name`` (format checking off), cached."""
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # lazy: cold start
-
-    validator: SchemaValidator = Draft202012Validator(load_schema(name), format_checker=None)
-    return validator
+    return compile_schema(load_schema(name))

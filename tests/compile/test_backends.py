@@ -12,24 +12,22 @@ from gpustack_gen.model.backends import SEMANTICS, BackendSemantics
 from gpustack_gen.model.intent import SharingPolicy
 
 
-def _members(protocol: type) -> set[str]:
-    return {name for name in vars(protocol) if not name.startswith("_")} | set(typing.get_type_hints(protocol))
+def _assert_has_every_part(name: str, module: object, protocol: type) -> None:
+    assert name == getattr(module, "NAME", None)
+    members = {member for member in vars(protocol) if not member.startswith("_")} | set(typing.get_type_hints(protocol))
+    missing = {member for member in members if not hasattr(module, member)}
+    assert not missing, f"backend {name} lacks {sorted(missing)}"
 
 
 @pytest.mark.parametrize("name", sorted(BACKENDS))
 def test_compilers_have_every_part(name: str) -> None:
-    backend = BACKENDS[name]
-    assert name == backend.NAME
-    missing = {member for member in _members(BackendCompilers) if not hasattr(backend, member)}
-    assert not missing, f"backend {name} lacks {sorted(missing)}"
+    _assert_has_every_part(name, BACKENDS[name], BackendCompilers)
 
 
 @pytest.mark.parametrize("name", sorted(SEMANTICS))
 def test_semantics_have_every_part(name: str) -> None:
     semantics = SEMANTICS[name]
-    assert name == semantics.NAME
-    missing = {member for member in _members(BackendSemantics) if not hasattr(semantics, member)}
-    assert not missing, f"backend {name} lacks {sorted(missing)}"
+    _assert_has_every_part(name, semantics, BackendSemantics)
     options = set(SharingPolicy.model_json_schema(by_alias=True)["properties"]) - {"strategy"}
     assert options >= semantics.OPTIONS, "OPTIONS are the fleet's sharing keys"
 

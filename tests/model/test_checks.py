@@ -940,3 +940,15 @@ def test_rtx_pro_6000_media_engine_profiles_need_mig_manager_v0_12_3(
     )
     fleet = load(edit({**old, 4: "operator: {version: v25.3.3}"}))
     assert fleet.clusters[0].pools[0].mig_devices()[0][0] == profile
+
+
+@pytest.mark.parametrize(
+    ("policy", "message", "hint"),
+    [
+        ("{strategy: mig}", "MIG layouts are not device-plugin configs", "under retired.migConfigs"),
+        ("{replicas: 4}", "needs the strategy it had: none, time-slicing or mps", "{strategy: time-slicing"),
+    ],
+)
+def test_a_retired_device_plugin_config_needs_a_device_plugin_strategy(policy: str, message: str, hint: str) -> None:
+    problem = the_error(BASE + f"    retired: {{devicePluginConfigs: {{old: {policy}}}}}\n")
+    check(problem, "fleet.yaml:19:42", "clusters[0].retired.devicePluginConfigs.old", message, hint)

@@ -18,26 +18,16 @@ from gpustack_gen.model.backends import dra as dra_backend
 from gpustack_gen.model.backends.dra import device_class
 from gpustack_gen.versions import NEWEST_OPERATOR
 
-DRA = """\
-apiVersion: gpustack-gen/v1alpha1
-kind: Fleet
-defaults:
-  operator: {version: v26.7.0}
-clusters:
-  - name: prod
-    kubernetes: "1.34.2"
-    backend: dra
-    mig: {strategy: single}
-    nodePools:
-      - name: pool
-        gpu: tesla-t4
-        nodes: 2
-        gpusPerNode: 1
-        nodeSelector: {pool: pool}
-        sharing: {strategy: time-slicing, replicas: 4}
-    workloads:
-      - {name: app, namespace: ml, pool: pool, replicas: 4}
-"""
+# fleet_text.BASE with backend dra on line 8 (its containerRuntime line), so the line numbers are BASE's.
+DRA = edit(
+    {
+        4: "operator: {version: v26.7.0}",
+        7: 'kubernetes: "1.34.2"',
+        8: "backend: dra",
+        16: "sharing: {strategy: time-slicing, replicas: 4}",
+        18: "- {name: app, namespace: ml, pool: pool, replicas: 4}",
+    }
+)
 #  4 operator   7 kubernetes   8 backend   9 mig   12 gpu   16 sharing   18 workload
 POOL = "clusters[0].nodePools[0]"
 A100 = {12: "gpu: a100-40gb"}

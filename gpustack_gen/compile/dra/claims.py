@@ -45,9 +45,7 @@ def claim_name(cluster: Cluster, workload: Workload) -> str:
     if count != 1:
         name += f".x{count}"
     if shares_claim(cluster, workload):
-        pool = cluster.pool(workload.pool)
-        assert pool is not None
-        canonical = json.dumps(gpu_config(pool.sharing), sort_keys=True, separators=(",", ":"))
+        canonical = json.dumps(gpu_config(cluster.pool_of(workload).sharing), sort_keys=True, separators=(",", ":"))
         name += "." + hashlib.sha256(canonical.encode()).hexdigest()[:CONFIG_DIGEST_LENGTH]
     return name
 
@@ -63,9 +61,7 @@ def namespaces_command(namespaces: list[str]) -> str:
 
 def shares_claim(cluster: Cluster, workload: Workload) -> bool:
     """The workload's pods share one ResourceClaim (time-slicing and MPS pools)."""
-    pool = cluster.pool(workload.pool)
-    assert pool is not None
-    return pool.sharing.is_shared
+    return cluster.pool_of(workload).sharing.is_shared
 
 
 def claim_object(cluster: Cluster, workload: Workload) -> dict[str, Any]:

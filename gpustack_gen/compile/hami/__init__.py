@@ -86,8 +86,7 @@ def releases(cluster: Cluster) -> tuple[ChartRelease, ...]:
 
 
 def workload_notes(cluster: Cluster, workload: Workload) -> tuple[str, ...]:
-    pool = cluster.pool(workload.pool)
-    assert pool is not None  # checked when the fleet was loaded
+    pool = cluster.pool_of(workload)
     memory = memory_per_gpu(pool, workload)
     cores = cores_per_gpu(workload)
     shown_memory = f"{memory} MiB" if memory is not None else "its share"

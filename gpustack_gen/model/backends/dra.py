@@ -107,8 +107,7 @@ def allocatable_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
 
 def workload_request(cluster: Cluster, workload: Workload) -> dict[str, int]:
     """One pod's devices (on a shared pool, the devices of the claim all its workload's pods share)."""
-    pool = cluster.pool(workload.pool)
-    assert pool is not None  # checked when the fleet was loaded
+    pool = cluster.pool_of(workload)
     if pool.sharing.strategy == "mig":
         return {device_class(pool, workload.mig_profile or pool.mig_devices()[0][0]): workload.gpus}
     return {device_class(pool): workload.gpus}

@@ -60,8 +60,7 @@ def mig_resource(pool: Pool, profile_name: str) -> str:
 
 def workload_request(cluster: Cluster, workload: Workload) -> dict[str, int]:
     """The extended resource and count one pod of ``workload`` asks for."""
-    pool = cluster.pool(workload.pool)
-    assert pool is not None  # checked when the fleet was loaded
+    pool = cluster.pool_of(workload)
     if pool.sharing.strategy == "mig" and cluster.mig_strategy == "mixed":
         return {mig_resource(pool, workload.mig_profile or pool.mig_devices()[0][0]): workload.gpus}
     return {next(iter(resources_per_gpu(cluster, pool))): workload.gpus}

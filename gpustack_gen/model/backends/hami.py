@@ -140,8 +140,7 @@ def cores_per_gpu(workload: Workload) -> int:
 
 def workload_request(cluster: Cluster, workload: Workload) -> dict[str, int]:
     """What one pod takes of its pool: vGPU slots (one per GPU), memory and cores, over all its GPUs."""
-    pool = cluster.pool(workload.pool)
-    assert pool is not None  # checked when the fleet was loaded
+    pool = cluster.pool_of(workload)
     request = {RESOURCE_GPU: workload.gpus}
     memory = memory_per_gpu(pool, workload)
     if memory is not None and RESOURCE_MEMORY in resources_per_gpu(cluster, pool):
