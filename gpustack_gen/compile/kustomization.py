@@ -1,11 +1,29 @@
-"""The kustomization that applies the cluster's Kubernetes objects (the namespace and the ConfigMaps)."""
+"""The kustomization that applies the cluster's Kubernetes objects (the namespace, the ConfigMaps, DRA objects)."""
 
 from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable
 
 from .artifact import Artifact
 
 
+def namespaces_command(namespaces: Iterable[str]) -> str:
+    """Creates the namespaces where they are missing. Not part of the cluster folder: a namespace dropped from it
+    would be pruned with everything in it."""
+    return " && ".join(
+        f"kubectl create namespace {shlex.quote(name)} --dry-run=client -o yaml | kubectl apply -f -"
+        for name in sorted(set(namespaces))
+    )
+
+
 def kustomization(objects: list[Artifact]) -> Artifact:
+    documents = [document for artifact in objects for document in artifact.documents]
+    created = {d["metadata"]["name"] for d in documents if d.get("kind") == "Namespace"}
+    elsewhere = {d["metadata"].get("namespace") for d in documents} - created - {None}
+    notes = ["kubectl apply -k . before installing or upgrading the GPU Operator: it reads the ConfigMaps."]
+    if elsewhere:  # workloads' namespaces (DRA claims): an apply into a missing one fails
+        notes.insert(0, f"Create the namespaces its objects go into first: {namespaces_command(elsewhere)}")
     return Artifact(
         "kustomization.yaml",
         "kustomization",
@@ -13,8 +31,8 @@ def kustomization(objects: list[Artifact]) -> Artifact:
             {
                 "apiVersion": "kustomize.config.k8s.io/v1beta1",
                 "kind": "Kustomization",
-                "resources": [artifact.path for artifact in objects],
+                "resources": [a.path for a in objects],
             },
         ),
-        ("kubectl apply -k . before installing or upgrading the GPU Operator: it reads the ConfigMaps.",),
+        tuple(notes),
     )

@@ -28,9 +28,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...compile.dra.claims import claim_object, namespaces_command, shares_claim
+from ...compile.dra.claims import claim_object, shares_claim
 from ...compile.dra.device_classes import device_classes
 from ...compile.dra.driver import driver_values
+from ...compile.kustomization import namespaces_command
 from ...model.backends.dra import NAME
 from ...model.fleet import Cluster, Pool, Workload
 from .. import commands, steps

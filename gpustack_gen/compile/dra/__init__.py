@@ -19,8 +19,9 @@ from ..gpu_operator import mig_manager_patch, mig_manager_values
 from ..gpu_operator.config_names import config_names
 from ..gpu_operator.configmaps import mig_parted_configmap
 from ..gpu_operator.nodes import NODE_LABELS_NOTE, node_labels_document
+from ..kustomization import namespaces_command
 from ..releases import ChartRelease
-from .claims import claim_name, claim_object, namespaces_command
+from .claims import claim_name, claim_object
 from .claims import workload_values as workload_values
 from .device_classes import device_classes
 from .driver import dra_release, driver_values_file
@@ -61,7 +62,7 @@ def releases(cluster: Cluster) -> tuple[ChartRelease, ...]:
 
 
 def workload_notes(cluster: Cluster, workload: Workload) -> tuple[str, ...]:
-    return ("Its claim is in dra-claims.yaml: apply the cluster folder (kubectl apply -k) first.",)
+    return ("Its claim is in dra-claims.yaml: apply the cluster folder (kubectl apply -k . in it) first.",)
 
 
 def objects(cluster: Cluster) -> list[Artifact]:

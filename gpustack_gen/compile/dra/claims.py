@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shlex
 from typing import Any
 
 from ...model.backends.dra import CLASS_DOMAIN, resource_api_version
@@ -48,15 +47,6 @@ def claim_name(cluster: Cluster, workload: Workload) -> str:
         canonical = json.dumps(gpu_config(cluster.pool_of(workload).sharing), sort_keys=True, separators=(",", ":"))
         name += "." + hashlib.sha256(canonical.encode()).hexdigest()[:CONFIG_DIGEST_LENGTH]
     return name
-
-
-def namespaces_command(namespaces: list[str]) -> str:
-    """Creates the namespaces the claims go into, where they are missing. Not part of the cluster folder: a namespace
-    dropped from it would be pruned with everything in it."""
-    return " && ".join(
-        f"kubectl create namespace {shlex.quote(name)} --dry-run=client -o yaml | kubectl apply -f -"
-        for name in sorted(set(namespaces))
-    )
 
 
 def shares_claim(cluster: Cluster, workload: Workload) -> bool:

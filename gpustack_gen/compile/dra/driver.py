@@ -24,8 +24,8 @@ from typing import Any
 from ...model.backends.dra import KUBELET_PLUGIN_LABEL, gates, resource_api_version
 from ...model.fleet import Cluster
 from ..artifact import Artifact
+from ..kustomization import namespaces_command
 from ..releases import ChartRelease
-from .claims import namespaces_command
 
 VALUES_FILE = "dra-driver-values.yaml"
 RELEASE_NAME = "nvidia-dra-driver-gpu"
