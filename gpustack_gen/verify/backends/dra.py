@@ -224,7 +224,7 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
     if not labelled:
         seen.append(
             f"the node is not labelled {KUBELET_PLUGIN_LABEL}=true, so the DRA kubelet plugin does not run there "
-            f"(kubeletPlugin.nodeSelector in {VALUES_FILE}): kubectl label node {node.name} {KUBELET_PLUGIN_LABEL}=true, "
+            f"(kubeletPlugin.nodeSelector in {VALUES_FILE}): kubectl label node {node.name} {KUBELET_PLUGIN_LABEL}=true --overwrite, "
             "and set it in the pool's node group template"
         )
     operator_pod = operator_plugin.pod_on(view)

@@ -172,7 +172,7 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
     if not labelled:
         seen.append(
             f"the node is not labelled {NODE_LABEL}={NODE_LABEL_VALUE}, so HAMi's device plugin does not run there "
-            f"(its DaemonSet's nodeSelector): kubectl label node {node.name} {NODE_LABEL}={NODE_LABEL_VALUE}, and set "
+            f"(its DaemonSet's nodeSelector): kubectl label node {node.name} {NODE_LABEL}={NODE_LABEL_VALUE} --overwrite, and set "
             "it in the pool's node group template"
         )
     operator_pod = operator_plugin.pod_on(view)
