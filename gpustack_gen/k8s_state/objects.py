@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .load import Where
 
@@ -51,27 +51,27 @@ class ClusterPolicy:
 
 
 @dataclass(frozen=True)
-class DaemonSet:
+class _Workload:
+    """A controller's rollout counts; each kind reads them from its own status fields (see its reader)."""
+
     name: str
     namespace: str | None
-    desired: int  # status.desiredNumberScheduled
-    ready: int  # status.numberReady
-    updated: int  # status.updatedNumberScheduled
-    available: int  # status.numberAvailable
+    desired: int
+    ready: int
+    updated: int
+    available: int
     current_generation: bool  # status.observedGeneration has caught up with metadata.generation
     where: Where
 
 
 @dataclass(frozen=True)
-class Deployment:
-    name: str
-    namespace: str | None
-    desired: int  # spec.replicas (1 when unset)
-    ready: int  # status.readyReplicas
-    updated: int  # status.updatedReplicas
-    available: int  # status.availableReplicas
-    current_generation: bool  # status.observedGeneration has caught up with metadata.generation
-    where: Where
+class DaemonSet(_Workload):
+    """Counts from status: desiredNumberScheduled, numberReady, updatedNumberScheduled, numberAvailable."""
+
+
+@dataclass(frozen=True)
+class Deployment(_Workload):
+    """Counts from spec.replicas (1 when unset), and status: readyReplicas, updatedReplicas, availableReplicas."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +139,8 @@ class DraObject:
     reserved_for: int = 0  # a ResourceClaim's status.reservedFor: the pods that use it
     allocated_on: tuple[str, ...] = ()  # a ResourceClaim's status.allocation: the pools (nodes) of its devices
 
+
+_W = TypeVar("_W", bound=_Workload)
 
 KubeObject = Node | ConfigMap | ClusterPolicy | DaemonSet | Deployment | Pod | ResourceSlice | DraObject
 Reader = Callable[[dict[str, Any], Where], "KubeObject | str"]
@@ -216,40 +218,34 @@ def read_clusterpolicy(data: dict[str, Any], where: Where) -> ClusterPolicy | st
 
 
 def read_daemonset(data: dict[str, Any], where: Where) -> DaemonSet | str:
-    meta = metadata(data)
-    name = meta.get("name")
-    if not isinstance(name, str) or not name:
-        return "a DaemonSet without metadata.name"
-    status = _mapping(data, "status")
-    generation = meta.get("generation")
-    observed = status.get("observedGeneration")
-    return DaemonSet(
-        name=name,
-        namespace=_text(meta.get("namespace")),
-        desired=_count(status.get("desiredNumberScheduled")),
-        ready=_count(status.get("numberReady")),
-        updated=_count(status.get("updatedNumberScheduled")),
-        available=_count(status.get("numberAvailable")),
-        current_generation=not isinstance(generation, int) or observed == generation,
-        where=where,
-    )
+    desired = _mapping(data, "status").get("desiredNumberScheduled")
+    return _read_workload(DaemonSet, data, where, desired, ("numberReady", "updatedNumberScheduled", "numberAvailable"))
 
 
 def read_deployment(data: dict[str, Any], where: Where) -> Deployment | str:
+    replicas = _mapping(data, "spec").get("replicas")
+    counts = ("readyReplicas", "updatedReplicas", "availableReplicas")
+    return _read_workload(Deployment, data, where, 1 if replicas is None else replicas, counts)
+
+
+def _read_workload(
+    kind: type[_W], data: dict[str, Any], where: Where, desired: Any, counts: tuple[str, str, str]
+) -> _W | str:
+    """A DaemonSet or Deployment: ``counts`` names its status fields of ready, updated and available pods."""
     meta = metadata(data)
     name = meta.get("name")
     if not isinstance(name, str) or not name:
-        return "a Deployment without metadata.name"
-    replicas = _mapping(data, "spec").get("replicas")
+        return f"a {kind.__name__} without metadata.name"
     status = _mapping(data, "status")
     generation = meta.get("generation")
-    return Deployment(
+    ready, updated, available = (_count(status.get(key)) for key in counts)
+    return kind(
         name=name,
         namespace=_text(meta.get("namespace")),
-        desired=1 if replicas is None else _count(replicas),
-        ready=_count(status.get("readyReplicas")),
-        updated=_count(status.get("updatedReplicas")),
-        available=_count(status.get("availableReplicas")),
+        desired=_count(desired),
+        ready=ready,
+        updated=updated,
+        available=available,
         current_generation=not isinstance(generation, int) or status.get("observedGeneration") == generation,
         where=where,
     )
