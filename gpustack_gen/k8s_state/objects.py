@@ -59,19 +59,18 @@ class _Workload:
     desired: int
     ready: int
     updated: int
-    available: int
     current_generation: bool  # status.observedGeneration has caught up with metadata.generation
     where: Where
 
 
 @dataclass(frozen=True)
 class DaemonSet(_Workload):
-    """Counts from status: desiredNumberScheduled, numberReady, updatedNumberScheduled, numberAvailable."""
+    """Counts from status: desiredNumberScheduled, numberReady, updatedNumberScheduled."""
 
 
 @dataclass(frozen=True)
 class Deployment(_Workload):
-    """Counts from spec.replicas (1 when unset), and status: readyReplicas, updatedReplicas, availableReplicas."""
+    """Counts from spec.replicas (1 when unset), and status: readyReplicas, updatedReplicas."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +91,6 @@ class Pod:
     labels: dict[str, str]
     owner: str | None  # the name of the DaemonSet (or other controller) that owns it
     phase: str | None
-    started: str | None  # status.startTime, RFC 3339
     containers: tuple[ContainerState, ...]
     where: Where
 
@@ -219,33 +217,32 @@ def read_clusterpolicy(data: dict[str, Any], where: Where) -> ClusterPolicy | st
 
 def read_daemonset(data: dict[str, Any], where: Where) -> DaemonSet | str:
     desired = _mapping(data, "status").get("desiredNumberScheduled")
-    return _read_workload(DaemonSet, data, where, desired, ("numberReady", "updatedNumberScheduled", "numberAvailable"))
+    return _read_workload(DaemonSet, data, where, desired, ("numberReady", "updatedNumberScheduled"))
 
 
 def read_deployment(data: dict[str, Any], where: Where) -> Deployment | str:
     replicas = _mapping(data, "spec").get("replicas")
-    counts = ("readyReplicas", "updatedReplicas", "availableReplicas")
+    counts = ("readyReplicas", "updatedReplicas")
     return _read_workload(Deployment, data, where, 1 if replicas is None else replicas, counts)
 
 
 def _read_workload(
-    kind: type[_W], data: dict[str, Any], where: Where, desired: Any, counts: tuple[str, str, str]
+    kind: type[_W], data: dict[str, Any], where: Where, desired: Any, counts: tuple[str, str]
 ) -> _W | str:
-    """A DaemonSet or Deployment: ``counts`` names its status fields of ready, updated and available pods."""
+    """A DaemonSet or Deployment: ``counts`` names its status fields of ready and updated pods."""
     meta = metadata(data)
     name = meta.get("name")
     if not isinstance(name, str) or not name:
         return f"a {kind.__name__} without metadata.name"
     status = _mapping(data, "status")
     generation = meta.get("generation")
-    ready, updated, available = (_count(status.get(key)) for key in counts)
+    ready, updated = (_count(status.get(key)) for key in counts)
     return kind(
         name=name,
         namespace=_text(meta.get("namespace")),
         desired=_count(desired),
         ready=ready,
         updated=updated,
-        available=available,
         current_generation=not isinstance(generation, int) or status.get("observedGeneration") == generation,
         where=where,
     )
@@ -272,7 +269,6 @@ def read_pod(data: dict[str, Any], where: Where) -> Pod | str:
         labels=_strings(meta.get("labels")),
         owner=_text(owners[0].get("name")) if owners else None,
         phase=_text(status.get("phase")),
-        started=_text(status.get("startTime")),
         containers=tuple(containers),
         where=where,
     )
