@@ -82,6 +82,16 @@ class ContainerState:
     waiting: str | None  # the reason it waits: CrashLoopBackOff, CreateContainerError...
     last_exit: str | None  # how its last run ended: "exit code 1 (Error)"
 
+    @property
+    def failing(self) -> bool:
+        """Not ready, and waiting for a reason or last exited with an error."""
+        return not self.ready and bool(self.waiting or self.last_exit)
+
+    @property
+    def trouble(self) -> str:
+        """Why it is not ready, as messages name it: ``CrashLoopBackOff, exit code 1 (Error)``."""
+        return ", ".join(reason for reason in (self.waiting, self.last_exit) if reason)
+
 
 @dataclass(frozen=True)
 class Pod:
@@ -97,6 +107,10 @@ class Pod:
     @property
     def ready(self) -> bool:
         return self.phase == "Running" and all(c.ready for c in self.containers if not c.init)
+
+    @property
+    def failing(self) -> tuple[ContainerState, ...]:
+        return tuple(c for c in self.containers if c.failing)
 
 
 @dataclass(frozen=True)
