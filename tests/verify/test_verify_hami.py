@@ -452,3 +452,19 @@ def test_the_toolkit_is_waited_for_only_where_the_operator_runs_it() -> None:
     backend = VERIFY_BACKENDS["hami"]
     assert "nvidia-container-toolkit-daemonset" in backend.daemonsets(stage())
     assert "nvidia-container-toolkit-daemonset" not in backend.daemonsets(without)
+
+
+def _plugin_pending(files: Files) -> None:
+    """HAMi's device plugin pod on T4_B is scheduled but has no container started yet."""
+    status = item(files, "hami.json", "Pod", "hami-device-plugin-9dq4m")["status"]
+    status.update(phase="Pending", containerStatuses=[])
+
+
+def test_a_pending_plugin_pod_is_described(tmp_path: Path) -> None:
+    result = verify_stage(tmp_path / "state", both(advertise(T4_B, 0), _plugin_pending))
+    hints = [f.hint for f in result.findings if f.check == "gpu-not-advertised" and f.node == T4_B]
+    assert len(hints) == 1
+    assert (
+        "pod hami-device-plugin-9dq4m is not ready yet (Pending): "
+        "kubectl -n kube-system describe pod hami-device-plugin-9dq4m"
+    ) in hints[0]
