@@ -311,7 +311,7 @@ def test_a_missing_hami_file_skips_only_release_pods(tmp_path: Path) -> None:
     assert code == 0
     assert [line for line in out.splitlines() if line.startswith("skipped ")] == [
         "skipped release-pods: hami.json not found (write it with kubectl get daemonsets,deployments,pods -n "
-        "kube-system -l app.kubernetes.io/instance=hami -o json > hami.json)"
+        f"kube-system -l app.kubernetes.io/instance=hami -o json > {folder.as_posix()}/hami.json)"
     ]
 
 
@@ -324,7 +324,7 @@ def test_a_deployment_in_operator_json_belongs_in_hami_json(tmp_path: Path) -> N
     assert result.exit_code == 2
     assert (
         "a Deployment (hami-scheduler), not a DaemonSet or Pod (hint: it belongs in hami.json: kubectl get "
-        "daemonsets,deployments,pods -n kube-system -l app.kubernetes.io/instance=hami -o json > hami.json)"
+        f"daemonsets,deployments,pods -n kube-system -l app.kubernetes.io/instance=hami -o json > {folder.as_posix()}/hami.json)"
     ) in result.stderr
 
 
