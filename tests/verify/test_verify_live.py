@@ -17,7 +17,7 @@ from dra_helpers import BROKEN as DRA_BROKEN
 from dra_helpers import DRA_EXAMPLE
 from dra_helpers import HEALTHY as DRA_HEALTHY
 from hami_helpers import BROKEN, HAMI_EXAMPLE, HEALTHY
-from verify_helpers import DATA, EXAMPLE, copy_state
+from verify_helpers import DATA, EXAMPLE, Files, copy_state
 
 from gpustack_gen.cli import main
 
@@ -169,3 +169,15 @@ def test_other_commands_and_verify_from_files_never_load_the_client() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
     assert done.stdout.splitlines()[-1] == "[]", done.stderr
+
+
+def test_an_object_the_readers_refuse_exits_2_naming_the_list(tmp_path: Path) -> None:
+    def nameless_node(files: Files) -> None:
+        del files["nodes.json"]["items"][0]["metadata"]["name"]
+
+    folder = copy_state("prod-healthy", tmp_path / "state", nameless_node)
+    with api_server(folder) as (url, _):
+        kubeconfig = write_kubeconfig(tmp_path / "config", {"prod-admin": url}, "prod-admin")
+        code, out, err = run("verify", str(EXAMPLE), "--cluster", "prod", "--kubeconfig", str(kubeconfig))
+    assert (code, out) == (2, "")
+    assert "context prod-admin: Node list: items[0]: a Node without metadata.name" in err
