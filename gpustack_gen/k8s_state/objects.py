@@ -159,8 +159,7 @@ Reader = Callable[[dict[str, Any], Where], "KubeObject | str"]
 
 
 def metadata(data: Mapping[str, Any]) -> dict[str, Any]:
-    meta = data.get("metadata")
-    return meta if isinstance(meta, dict) else {}
+    return _mapping(data, "metadata")
 
 
 def _mapping(data: Mapping[str, Any], key: str) -> dict[str, Any]:
