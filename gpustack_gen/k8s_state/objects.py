@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .load import Where
 
@@ -51,27 +51,26 @@ class ClusterPolicy:
 
 
 @dataclass(frozen=True)
-class DaemonSet:
+class _Workload:
+    """A controller's rollout counts; each kind reads them from its own status fields (see its reader)."""
+
     name: str
     namespace: str | None
-    desired: int  # status.desiredNumberScheduled
-    ready: int  # status.numberReady
-    updated: int  # status.updatedNumberScheduled
-    available: int  # status.numberAvailable
+    desired: int
+    ready: int
+    updated: int
     current_generation: bool  # status.observedGeneration has caught up with metadata.generation
     where: Where
 
 
 @dataclass(frozen=True)
-class Deployment:
-    name: str
-    namespace: str | None
-    desired: int  # spec.replicas (1 when unset)
-    ready: int  # status.readyReplicas
-    updated: int  # status.updatedReplicas
-    available: int  # status.availableReplicas
-    current_generation: bool  # status.observedGeneration has caught up with metadata.generation
-    where: Where
+class DaemonSet(_Workload):
+    """Counts from status: desiredNumberScheduled, numberReady, updatedNumberScheduled."""
+
+
+@dataclass(frozen=True)
+class Deployment(_Workload):
+    """Counts from spec.replicas (1 when unset), and status: readyReplicas, updatedReplicas."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +82,16 @@ class ContainerState:
     waiting: str | None  # the reason it waits: CrashLoopBackOff, CreateContainerError...
     last_exit: str | None  # how its last run ended: "exit code 1 (Error)"
 
+    @property
+    def failing(self) -> bool:
+        """Not ready, and waiting for a reason or last exited with an error."""
+        return not self.ready and bool(self.waiting or self.last_exit)
+
+    @property
+    def trouble(self) -> str:
+        """Why it is not ready, as messages name it: ``CrashLoopBackOff, exit code 1 (Error)``."""
+        return ", ".join(reason for reason in (self.waiting, self.last_exit) if reason)
+
 
 @dataclass(frozen=True)
 class Pod:
@@ -92,13 +101,16 @@ class Pod:
     labels: dict[str, str]
     owner: str | None  # the name of the DaemonSet (or other controller) that owns it
     phase: str | None
-    started: str | None  # status.startTime, RFC 3339
     containers: tuple[ContainerState, ...]
     where: Where
 
     @property
     def ready(self) -> bool:
         return self.phase == "Running" and all(c.ready for c in self.containers if not c.init)
+
+    @property
+    def failing(self) -> tuple[ContainerState, ...]:
+        return tuple(c for c in self.containers if c.failing)
 
 
 @dataclass(frozen=True)
@@ -140,13 +152,14 @@ class DraObject:
     allocated_on: tuple[str, ...] = ()  # a ResourceClaim's status.allocation: the pools (nodes) of its devices
 
 
+_W = TypeVar("_W", bound=_Workload)
+
 KubeObject = Node | ConfigMap | ClusterPolicy | DaemonSet | Deployment | Pod | ResourceSlice | DraObject
 Reader = Callable[[dict[str, Any], Where], "KubeObject | str"]
 
 
 def metadata(data: Mapping[str, Any]) -> dict[str, Any]:
-    meta = data.get("metadata")
-    return meta if isinstance(meta, dict) else {}
+    return _mapping(data, "metadata")
 
 
 def _mapping(data: Mapping[str, Any], key: str) -> dict[str, Any]:
@@ -216,40 +229,33 @@ def read_clusterpolicy(data: dict[str, Any], where: Where) -> ClusterPolicy | st
 
 
 def read_daemonset(data: dict[str, Any], where: Where) -> DaemonSet | str:
-    meta = metadata(data)
-    name = meta.get("name")
-    if not isinstance(name, str) or not name:
-        return "a DaemonSet without metadata.name"
-    status = _mapping(data, "status")
-    generation = meta.get("generation")
-    observed = status.get("observedGeneration")
-    return DaemonSet(
-        name=name,
-        namespace=_text(meta.get("namespace")),
-        desired=_count(status.get("desiredNumberScheduled")),
-        ready=_count(status.get("numberReady")),
-        updated=_count(status.get("updatedNumberScheduled")),
-        available=_count(status.get("numberAvailable")),
-        current_generation=not isinstance(generation, int) or observed == generation,
-        where=where,
-    )
+    desired = _mapping(data, "status").get("desiredNumberScheduled")
+    return _read_workload(DaemonSet, data, where, desired, ("numberReady", "updatedNumberScheduled"))
 
 
 def read_deployment(data: dict[str, Any], where: Where) -> Deployment | str:
+    replicas = _mapping(data, "spec").get("replicas")
+    counts = ("readyReplicas", "updatedReplicas")
+    return _read_workload(Deployment, data, where, 1 if replicas is None else replicas, counts)
+
+
+def _read_workload(
+    kind: type[_W], data: dict[str, Any], where: Where, desired: Any, counts: tuple[str, str]
+) -> _W | str:
+    """A DaemonSet or Deployment: ``counts`` names its status fields of ready and updated pods."""
     meta = metadata(data)
     name = meta.get("name")
     if not isinstance(name, str) or not name:
-        return "a Deployment without metadata.name"
-    replicas = _mapping(data, "spec").get("replicas")
+        return f"a {kind.__name__} without metadata.name"
     status = _mapping(data, "status")
     generation = meta.get("generation")
-    return Deployment(
+    ready, updated = (_count(status.get(key)) for key in counts)
+    return kind(
         name=name,
         namespace=_text(meta.get("namespace")),
-        desired=1 if replicas is None else _count(replicas),
-        ready=_count(status.get("readyReplicas")),
-        updated=_count(status.get("updatedReplicas")),
-        available=_count(status.get("availableReplicas")),
+        desired=_count(desired),
+        ready=ready,
+        updated=updated,
         current_generation=not isinstance(generation, int) or status.get("observedGeneration") == generation,
         where=where,
     )
@@ -276,7 +282,6 @@ def read_pod(data: dict[str, Any], where: Where) -> Pod | str:
         labels=_strings(meta.get("labels")),
         owner=_text(owners[0].get("name")) if owners else None,
         phase=_text(status.get("phase")),
-        started=_text(status.get("startTime")),
         containers=tuple(containers),
         where=where,
     )

@@ -40,8 +40,11 @@ def advertised(node: Node, resource: str) -> int:
 def offered(expected: Expected, pool: PoolExpectation, node: Node, state: ClusterState) -> dict[str, int]:
     """What the node offers of each of the pool's resources: its allocatable, and where the backend keeps a
     registration of its own (HAMi's GPU memory and cores, the DRA driver's devices), what that registers."""
+    return _offered(pool, node, expected.backend.registration(NodeView(expected, pool, node, state)))
+
+
+def _offered(pool: PoolExpectation, node: Node, registration: Registration | None) -> dict[str, int]:
     found = {resource: advertised(node, resource) for resource in pool.resources}
-    registration = expected.backend.registration(NodeView(expected, pool, node, state))
     for resource in pool.offered:
         if resource not in found:
             found[resource] = registration.total(resource) if registration is not None else 0
@@ -50,7 +53,10 @@ def offered(expected: Expected, pool: PoolExpectation, node: Node, state: Cluste
 
 def advertises(expected: Expected, pool: PoolExpectation, node: Node, state: ClusterState) -> bool:
     """Whether the node shows any of what serves the pool (:attr:`PoolExpectation.advertised`)."""
-    shown = offered(expected, pool, node, state)
+    return _shows(pool, offered(expected, pool, node, state))
+
+
+def _shows(pool: PoolExpectation, shown: dict[str, int]) -> bool:
     return any(shown.get(resource, 0) for resource in pool.advertised)
 
 
@@ -60,9 +66,9 @@ def registered_nodes(expected: Expected, observed: Observed) -> Iterator[tuple[P
     registration may be stale, and ``gpu-not-advertised`` says so."""
     for pool in expected.pools:
         for node in observed.nodes_of(pool):
-            if not advertises(expected, pool, node, observed.state):
-                continue
             registration = expected.backend.registration(NodeView(expected, pool, node, observed.state))
+            if not _shows(pool, _offered(pool, node, registration)):  # advertises(), registering once
+                continue
             if registration is None:
                 return
             yield pool, node, registration

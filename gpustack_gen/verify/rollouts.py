@@ -41,7 +41,7 @@ def pods_hint(workload: Workload, pods: tuple[Pod, ...], namespace: str) -> str:
     for pod in pods:
         if not owns(workload, pod) or pod.ready:
             continue
-        failing = [c for c in pod.containers if not c.ready and (c.waiting or c.last_exit)]
+        failing = pod.failing
         states = ", ".join(f"{c.name} {c.waiting or c.last_exit}" for c in failing)
         waiting.append(f"{pod.name} on {pod.node_name or 'no node'}" + (f" ({states})" if states else ""))
         if failing and logs is None:
@@ -50,3 +50,10 @@ def pods_hint(workload: Workload, pods: tuple[Pod, ...], namespace: str) -> str:
         return f"a rollout is under way or stalled: {status}"
     more = f" and {len(waiting) - _MAX_PODS} more" if len(waiting) > _MAX_PODS else ""
     return f"not ready: {'; '.join(waiting[:_MAX_PODS])}{more}; " + (f"{logs}, " if logs else "") + status
+
+
+def not_ready_yet(pod: Pod, namespace: str) -> str:
+    """A pod none of whose containers fails, yet not ready: its events say why."""
+    return (
+        f"pod {pod.name} is not ready yet ({pod.phase or 'no phase'}): kubectl -n {namespace} describe pod {pod.name}"
+    )

@@ -10,6 +10,7 @@ writes each; :func:`read_state_dir` reads those files, :mod:`.live` the same obj
 from __future__ import annotations
 
 import functools
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,10 +65,15 @@ class StatePart:
 
     @property
     def command(self) -> str:
+        """The command run in the folder ``--from`` names."""
+        return self.command_into(Path("."))
+
+    def command_into(self, folder: Path) -> str:
+        """The command writing the file into ``folder``, from where the user runs ``verify --from folder``."""
         where = f" -n {self.namespace}" if self.namespace else " -A" if self.all_namespaces else ""
         narrowed = f" -l {self.selector}" if self.selector else ""
         resources = ",".join(RESOURCES[kind] for kind in self.kinds)
-        return f"kubectl get {resources}{where}{narrowed} -o json > {self.file}"
+        return f"kubectl get {resources}{where}{narrowed} -o json > {shlex.quote((folder / self.file).as_posix())}"
 
 
 def state_parts(cluster: Cluster) -> tuple[StatePart, ...]:
@@ -171,14 +177,14 @@ def read_state_dir(directory: Path, cluster: Cluster) -> ClusterState:
     for part in parts:
         path = directory / part.file
         if not path.exists():
-            missing[part.name] = f"{part.file} not found (write it with {part.command})"
+            missing[part.name] = f"{part.file} not found (write it with {part.command_into(directory)})"
             continue
         label, docs = load_documents(path, problems)
-        objects = read_objects(label, docs, part.kinds, _wrong_kind(label, part, parts), problems)
+        objects = read_objects(label, docs, part.kinds, _wrong_kind(label, part, parts, directory), problems)
         found.setdefault(part.name, []).extend(objects)
     if not found:
         files = ", ".join(part.file for part in parts)
-        commands = "; ".join(part.command for part in parts)
+        commands = "; ".join(part.command_into(directory) for part in parts)
         problems.append(Problem(directory.as_posix(), 0, 0, "", f"none of {files} is here", commands))
     if problems:
         raise FleetError(problems)
@@ -189,13 +195,13 @@ def _tuple(objects: list[Any] | None) -> tuple[Any, ...] | None:
     return None if objects is None else tuple(objects)
 
 
-def _wrong_kind(label: str, part: StatePart, parts: tuple[StatePart, ...]) -> Any:
+def _wrong_kind(label: str, part: StatePart, parts: tuple[StatePart, ...], directory: Path) -> Any:
     def problem(data: Any, line: int, path: str) -> Problem:
         kind = data.get("kind") if isinstance(data, dict) else None
         home = next((p for p in parts if kind in p.kinds), None)
-        hint = part.command
+        hint = part.command_into(directory)
         if home is not None and home is not part:
-            hint = f"it belongs in {home.file}: {home.command}"
+            hint = f"it belongs in {home.file}: {home.command_into(directory)}"
         expected = " or ".join(part.kinds)
         return Problem(label, line, 1 if line else 0, path, f"{describe(data)}, not a {expected}", hint)
 

@@ -188,12 +188,14 @@ def test_a_claim_counts_the_pods_it_is_reserved_for_and_the_pools_of_its_devices
             '{"kind": "DeviceClass", "apiVersion": "resource.k8s.io/v1", "metadata": {"name": "x"}}',
             "a DeviceClass without metadata.name or spec",
         ),
+        ('{"kind": "DaemonSet", "apiVersion": "apps/v1", "metadata": {}}', "a DaemonSet without metadata.name"),
+        ('{"kind": "Deployment", "apiVersion": "apps/v1", "metadata": {}}', "a Deployment without metadata.name"),
         ('{"kind": "Node"', "invalid JSON: Expecting ',' delimiter"),
         ("kind: Node\nmetadata: [", "invalid YAML"),
     ],
 )
 def test_refusals_are_located(text: str, message: str) -> None:
-    objects, problems = read(text, ("Node", "ResourceSlice", "DeviceClass"))
+    objects, problems = read(text, ("Node", "ResourceSlice", "DeviceClass", "DaemonSet", "Deployment"))
     assert objects == []
     assert [p.message.startswith(message) for p in problems] == [True]
     assert problems[0].line > 0

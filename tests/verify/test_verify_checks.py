@@ -224,3 +224,15 @@ def test_the_cluster_is_matched_by_its_own_backend_hook() -> None:
     from gpustack_gen.verify.backends import VERIFY_BACKENDS, verify_backend
 
     assert verify_backend(cluster("prod")) is VERIFY_BACKENDS["gpu-operator"]
+
+
+def test_a_failed_mig_config_names_the_node_s_mig_manager_logs(tmp_path: Path) -> None:
+    # kubectl logs takes no --field-selector: the node's pod comes from kubectl get, which does.
+    result = verify(
+        "train", "train-healthy", tmp_path / "state", label("gpu-a100-2", "nvidia.com/mig.config.state", "failed")
+    )
+    (finding,) = [f for f in result.findings if f.check == "mig-state"]
+    assert (
+        "kubectl -n gpu-operator logs $(kubectl -n gpu-operator get pods -l app=nvidia-mig-manager "
+        "--field-selector spec.nodeName=gpu-a100-2 -o name)"
+    ) in finding.hint

@@ -311,7 +311,7 @@ def test_a_missing_hami_file_skips_only_release_pods(tmp_path: Path) -> None:
     assert code == 0
     assert [line for line in out.splitlines() if line.startswith("skipped ")] == [
         "skipped release-pods: hami.json not found (write it with kubectl get daemonsets,deployments,pods -n "
-        "kube-system -l app.kubernetes.io/instance=hami -o json > hami.json)"
+        f"kube-system -l app.kubernetes.io/instance=hami -o json > {folder.as_posix()}/hami.json)"
     ]
 
 
@@ -324,7 +324,7 @@ def test_a_deployment_in_operator_json_belongs_in_hami_json(tmp_path: Path) -> N
     assert result.exit_code == 2
     assert (
         "a Deployment (hami-scheduler), not a DaemonSet or Pod (hint: it belongs in hami.json: kubectl get "
-        "daemonsets,deployments,pods -n kube-system -l app.kubernetes.io/instance=hami -o json > hami.json)"
+        f"daemonsets,deployments,pods -n kube-system -l app.kubernetes.io/instance=hami -o json > {folder.as_posix()}/hami.json)"
     ) in result.stderr
 
 
@@ -452,3 +452,19 @@ def test_the_toolkit_is_waited_for_only_where_the_operator_runs_it() -> None:
     backend = VERIFY_BACKENDS["hami"]
     assert "nvidia-container-toolkit-daemonset" in backend.daemonsets(stage())
     assert "nvidia-container-toolkit-daemonset" not in backend.daemonsets(without)
+
+
+def _plugin_pending(files: Files) -> None:
+    """HAMi's device plugin pod on T4_B is scheduled but has no container started yet."""
+    status = item(files, "hami.json", "Pod", "hami-device-plugin-9dq4m")["status"]
+    status.update(phase="Pending", containerStatuses=[])
+
+
+def test_a_pending_plugin_pod_is_described(tmp_path: Path) -> None:
+    result = verify_stage(tmp_path / "state", both(advertise(T4_B, 0), _plugin_pending))
+    hints = [f.hint for f in result.findings if f.check == "gpu-not-advertised" and f.node == T4_B]
+    assert len(hints) == 1
+    assert (
+        "pod hami-device-plugin-9dq4m is not ready yet (Pending): "
+        "kubectl -n kube-system describe pod hami-device-plugin-9dq4m"
+    ) in hints[0]

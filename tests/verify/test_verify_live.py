@@ -17,7 +17,7 @@ from dra_helpers import BROKEN as DRA_BROKEN
 from dra_helpers import DRA_EXAMPLE
 from dra_helpers import HEALTHY as DRA_HEALTHY
 from hami_helpers import BROKEN, HAMI_EXAMPLE, HEALTHY
-from verify_helpers import DATA, EXAMPLE, copy_state
+from verify_helpers import DATA, EXAMPLE, Files, copy_state
 
 from gpustack_gen.cli import main
 
@@ -48,15 +48,24 @@ def body(report: str) -> str:
     return report.split("\n", 1)[1]  # all but the first line, which names the source
 
 
-def test_the_api_gives_what_the_files_give_paged_and_read_only(tmp_path: Path) -> None:
-    with api_server(DATA / "prod-seed") as (url, recorded):
-        kubeconfig = write_kubeconfig(tmp_path / "config", {"prod-admin": url}, "prod-admin")
-        code, out, _ = run("verify", str(EXAMPLE), "--cluster", "prod", "--kubeconfig", str(kubeconfig))
-    files_code, files_out, _ = run("verify", str(EXAMPLE), "--cluster", "prod", "--from", str(DATA / "prod-seed"))
+def verify_live_and_from(
+    tmp_path: Path, folder: Path, fleet: Path, cluster: str, context: str
+) -> tuple[str, list[tuple[str, str]]]:
+    """``verify`` against the stand-in serving ``folder``, which must give the exit code (1) and the report of
+    ``--from folder``; the report and the requests the server saw."""
+    with api_server(folder) as (url, recorded):
+        kubeconfig = write_kubeconfig(tmp_path / "config", {context: url}, context)
+        code, out, _ = run("verify", str(fleet), "--cluster", cluster, "--kubeconfig", str(kubeconfig))
+    files_code, files_out, _ = run("verify", str(fleet), "--cluster", cluster, "--from", str(folder))
     assert (code, body(out)) == (files_code, body(files_out)) == (1, body(files_out))
+    return out, list(recorded.requests)
+
+
+def test_the_api_gives_what_the_files_give_paged_and_read_only(tmp_path: Path) -> None:
+    out, requests = verify_live_and_from(tmp_path, DATA / "prod-seed", EXAMPLE, "prod", "prod-admin")
     assert out.startswith(f"gpustack-gen verify: cluster prod of {EXAMPLE} against context prod-admin\n")
-    assert {method for method, _ in recorded.requests} == {"GET"}
-    paths = [path for _, path in recorded.requests]
+    assert {method for method, _ in requests} == {"GET"}
+    paths = [path for _, path in requests]
     assert "/api/v1/nodes?limit=500" in paths
     assert any(path.startswith("/api/v1/nodes?limit=500&continue=") for path in paths)  # 4 nodes, 2 a page
     assert any(path.startswith("/api/v1/namespaces/gpu-operator/pods?") for path in paths)
@@ -64,14 +73,10 @@ def test_the_api_gives_what_the_files_give_paged_and_read_only(tmp_path: Path) -
 
 def test_a_hami_cluster_lists_hami_s_release_by_its_label_in_its_namespace(tmp_path: Path) -> None:
     folder = copy_state(HEALTHY, tmp_path / "state", BROKEN)
-    with api_server(folder) as (url, recorded):
-        kubeconfig = write_kubeconfig(tmp_path / "config", {"stage-admin": url}, "stage-admin")
-        code, out, _ = run("verify", str(HAMI_EXAMPLE), "--cluster", "stage", "--kubeconfig", str(kubeconfig))
-    files_code, files_out, _ = run("verify", str(HAMI_EXAMPLE), "--cluster", "stage", "--from", str(folder))
-    assert (code, body(out)) == (files_code, body(files_out)) == (1, body(files_out))
+    out, requests = verify_live_and_from(tmp_path, folder, HAMI_EXAMPLE, "stage", "stage-admin")
     assert "error release-pods: Deployment kube-system/hami-scheduler: not rolled out" in out
     selected = "labelSelector=app.kubernetes.io%2Finstance%3Dhami"
-    paths = [path for _, path in recorded.requests]
+    paths = [path for _, path in requests]
     for resource in (
         "/apis/apps/v1/namespaces/kube-system/daemonsets",
         "/apis/apps/v1/namespaces/kube-system/deployments",
@@ -82,13 +87,9 @@ def test_a_hami_cluster_lists_hami_s_release_by_its_label_in_its_namespace(tmp_p
 
 def test_a_dra_cluster_lists_slices_and_claims_in_its_api_version_and_the_driver_s_release(tmp_path: Path) -> None:
     folder = copy_state(DRA_HEALTHY, tmp_path / "state", DRA_BROKEN)
-    with api_server(folder) as (url, recorded):
-        kubeconfig = write_kubeconfig(tmp_path / "config", {"train-admin": url}, "train-admin")
-        code, out, _ = run("verify", str(DRA_EXAMPLE), "--cluster", "train", "--kubeconfig", str(kubeconfig))
-    files_code, files_out, _ = run("verify", str(DRA_EXAMPLE), "--cluster", "train", "--from", str(folder))
-    assert (code, body(out)) == (files_code, body(files_out)) == (1, body(files_out))
-    assert {method for method, _ in recorded.requests} == {"GET"}
-    paths = [path for _, path in recorded.requests]
+    _, requests = verify_live_and_from(tmp_path, folder, DRA_EXAMPLE, "train", "train-admin")
+    assert {method for method, _ in requests} == {"GET"}
+    paths = [path for _, path in requests]
     slices = "/apis/resource.k8s.io/v1/resourceslices?limit=500"
     assert slices in paths and any(path.startswith(f"{slices}&continue=") for path in paths)  # 5 slices, 2 a page
     for resource in ("deviceclasses", "resourceclaimtemplates", "resourceclaims"):  # claims: every namespace's
@@ -168,3 +169,15 @@ def test_other_commands_and_verify_from_files_never_load_the_client() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
     assert done.stdout.splitlines()[-1] == "[]", done.stderr
+
+
+def test_an_object_the_readers_refuse_exits_2_naming_the_list(tmp_path: Path) -> None:
+    def nameless_node(files: Files) -> None:
+        del files["nodes.json"]["items"][0]["metadata"]["name"]
+
+    folder = copy_state("prod-healthy", tmp_path / "state", nameless_node)
+    with api_server(folder) as (url, _):
+        kubeconfig = write_kubeconfig(tmp_path / "config", {"prod-admin": url}, "prod-admin")
+        code, out, err = run("verify", str(EXAMPLE), "--cluster", "prod", "--kubeconfig", str(kubeconfig))
+    assert (code, out) == (2, "")
+    assert "context prod-admin: Node list: items[0]: a Node without metadata.name" in err

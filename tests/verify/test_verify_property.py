@@ -86,7 +86,7 @@ def matching_state(cluster: Cluster) -> ClusterState:
     )
     count = len(nodes)
     daemonsets = tuple(
-        DaemonSet(name, cluster.operator.namespace, count, count, count, count, True, HERE)
+        DaemonSet(name, cluster.operator.namespace, count, count, count, True, HERE)
         for name in backend.daemonsets(cluster)
     )
     policy = ClusterPolicy("cluster-policy", spec, {}, "ready", HERE)
@@ -130,8 +130,8 @@ def _registration(cluster: Cluster, pool: Pool, offered: dict[str, int]) -> dict
 def _rolled_out(rollout: str, namespace: str, nodes: int) -> DaemonSet | Deployment:
     kind, _, name = rollout.partition("/")
     if kind == "daemonset":
-        return DaemonSet(name, namespace, nodes, nodes, nodes, nodes, True, HERE)
-    return Deployment(name, namespace, 1, 1, 1, 1, True, HERE)
+        return DaemonSet(name, namespace, nodes, nodes, nodes, True, HERE)
+    return Deployment(name, namespace, 1, 1, 1, True, HERE)
 
 
 def _merge(target: dict[str, Any], patch: dict[str, Any]) -> None:

@@ -42,6 +42,7 @@ from ...model.backends.dra import (
 )
 from ...model.backends.dra_gpu_config import DRIVER
 from ..model import Fallback, RegisteredDevice, Registration, RegistrationIssue
+from ..rollouts import not_ready_yet
 from ..state import StatePart
 from . import operator_plugin
 
@@ -224,7 +225,7 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
     if not labelled:
         seen.append(
             f"the node is not labelled {KUBELET_PLUGIN_LABEL}=true, so the DRA kubelet plugin does not run there "
-            f"(kubeletPlugin.nodeSelector in {VALUES_FILE}): kubectl label node {node.name} {KUBELET_PLUGIN_LABEL}=true, "
+            f"(kubeletPlugin.nodeSelector in {VALUES_FILE}): kubectl label node {node.name} {KUBELET_PLUGIN_LABEL}=true --overwrite, "
             "and set it in the pool's node group template"
         )
     operator_pod = operator_plugin.pod_on(view)
@@ -421,19 +422,16 @@ def _plugin_pod(view: NodeView) -> Pod | None:
 def _plugin_pod_cause(view: NodeView, pod: Pod) -> tuple[str, bool]:
     """What the kubelet plugin's pod on the node shows, and whether that names the driver as the likely cause."""
     namespace = _namespace(view)
-    failing = [c for c in pod.containers if not c.ready and (c.waiting or c.last_exit)]
+    failing = pod.failing
     if not failing:
         if pod.ready:
             return (
                 f"pod {pod.name} runs and is ready, yet publishes no ResourceSlice: its log says why; "
                 f"kubectl -n {namespace} logs {pod.name} --all-containers"
             ), False
-        return (
-            f"pod {pod.name} is not ready yet ({pod.phase or 'no phase'}): kubectl -n {namespace} describe pod {pod.name}",
-            False,
-        )
+        return not_ready_yet(pod, namespace), False
     container = failing[0]
-    state = ", ".join(r for r in (container.waiting, container.last_exit) if r)
+    state = container.trouble
     kind = "init container" if container.init else "container"
     return (
         f"{kind} {container.name} ({state}) of pod {pod.name} fails: {NO_DRIVER} ({_driver_root(view)}), or its "

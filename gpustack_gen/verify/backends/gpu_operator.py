@@ -263,8 +263,7 @@ def _failing(pod: Pod, *, init: bool) -> ContainerState | None:
 
 
 def _container_text(container: ContainerState) -> str:
-    reasons = [r for r in (container.waiting, container.last_exit) if r]
-    return f"container {container.name} ({', '.join(reasons)})"
+    return f"container {container.name} ({container.trouble})"
 
 
 def _cdi(view: NodeView) -> tuple[bool, str]:

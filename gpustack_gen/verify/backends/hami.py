@@ -45,6 +45,7 @@ from ...model.backends.hami import (
 )
 from ...model.backends.hami import NAME as NAME
 from ..model import Fallback, RegisteredDevice, Registration, RegistrationIssue
+from ..rollouts import not_ready_yet
 from . import operator_plugin
 from .hami_registration import REGISTER_ANNOTATION, parse_registration
 
@@ -172,7 +173,7 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
     if not labelled:
         seen.append(
             f"the node is not labelled {NODE_LABEL}={NODE_LABEL_VALUE}, so HAMi's device plugin does not run there "
-            f"(its DaemonSet's nodeSelector): kubectl label node {node.name} {NODE_LABEL}={NODE_LABEL_VALUE}, and set "
+            f"(its DaemonSet's nodeSelector): kubectl label node {node.name} {NODE_LABEL}={NODE_LABEL_VALUE} --overwrite, and set "
             "it in the pool's node group template"
         )
     operator_pod = operator_plugin.pod_on(view)
@@ -298,16 +299,16 @@ def _operator_plugin_cause(view: NodeView, pod: Pod) -> str:
 
 def _plugin_pod_cause(view: NodeView, pod: Pod) -> str:
     namespace = hami_release(view.expected.cluster).namespace
-    failing = [c for c in pod.containers if not c.ready and (c.waiting or c.last_exit)]
+    failing = pod.failing
     if not failing:
         if pod.ready:
             return (
                 f"pod {pod.name} runs and is ready, yet advertises no vGPU: its log says why; "
                 f"kubectl -n {namespace} logs {pod.name} -c {PLUGIN_CONTAINER}"
             )
-        return f"pod {pod.name} is not ready yet ({pod.phase or 'no phase'}): kubectl -n {namespace} describe pod {pod.name}"
+        return not_ready_yet(pod, namespace)
     container = failing[0]
-    state = ", ".join(r for r in (container.waiting, container.last_exit) if r)
+    state = container.trouble
     logs = f"kubectl -n {namespace} logs {pod.name} -c {container.name}"
     if container.init:
         return (

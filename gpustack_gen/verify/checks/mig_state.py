@@ -38,7 +38,9 @@ def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
         for node in observed.nodes_of(pool):
             state = node.labels.get(MIG_CONFIG_STATE_LABEL)
             retry = (
-                f"kubectl -n {namespace} logs -l app=nvidia-mig-manager --field-selector spec.nodeName={node.name} "
+                # kubectl logs takes no --field-selector: the node's pod is found by kubectl get
+                f"kubectl -n {namespace} logs $(kubectl -n {namespace} get pods -l app=nvidia-mig-manager "
+                f"--field-selector spec.nodeName={node.name} -o name) "
                 "(after the fix, delete that pod to retry; do not switch to another config)"
             )
             if state == "failed":
