@@ -228,6 +228,21 @@ class Delivery:
     flux: FluxDelivery = FluxDelivery()
 
 
+DEFAULT_ALERTS_NAMESPACE = "monitoring"
+
+
+@dataclass(frozen=True, slots=True)
+class Alerts:
+    """The cluster's PrometheusRule (alerts.yaml), written when ``enabled``."""
+
+    enabled: bool = False
+    namespace: str = DEFAULT_ALERTS_NAMESPACE
+    rule_labels: tuple[tuple[str, str], ...] = ()  # of the PrometheusRule object (Prometheus' ruleSelector)
+    node_at_zero_for: str = "10m"  # a Prometheus duration
+    gpu_memory_percent: int = 90
+    fleet_file: str = "fleet.yaml"  # as the verify command in the annotations names it
+
+
 @dataclass(frozen=True, slots=True)
 class RetiredMigConfig:
     """A MIG config the mig-parted ConfigMap keeps for nodes still labelled with it."""
@@ -269,6 +284,8 @@ class Cluster:
     backend: str = "gpu-operator"  # what advertises the GPUs (model/backends): gpu-operator | hami | dra
     hami: HamiConfig = HamiConfig()
     dra: DraConfig = DraConfig()
+    node_group_provider: str | None = None  # karpenter | eksctl | gke | aks | cluster-api: node-groups/ fragments
+    alerts: Alerts = Alerts()
 
     def pool(self, name: str) -> Pool | None:
         return next((p for p in self.pools if p.name == name), None)

@@ -524,6 +524,59 @@ class DraSettings(_Model):
     )
 
 
+NodeGroupProvider = Literal["karpenter", "eksctl", "gke", "aks", "cluster-api"]
+# The duration pattern of Prometheus and of the PrometheusRule CRD (its ``for``), without the empty string.
+PROMETHEUS_DURATION = r"^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$"
+
+
+def _rule_labels(value: dict[str, str]) -> dict[str, str]:
+    for key, label_value in value.items():
+        problem = explain_label_key(key) or explain_label_value(label_value)
+        if problem:
+            raise PydanticCustomError(
+                "label", "{problem}", {"problem": problem, "hint": "e.g. release: kube-prometheus-stack", "key": key}
+            )
+    return value
+
+
+class NodeGroupSettings(_Model):
+    """What creates the cluster's GPU nodes: gpustack-gen writes each pool's labels and taints in its format."""
+
+    provider: NodeGroupProvider | None = Field(
+        default=None,
+        description="karpenter (a NodePool per pool), eksctl (a managed node group), gke (a google_container_node_pool's node_config for Terraform), aks (a node pool's labels and taints) or cluster-api (a MachineDeployment); written to node-groups/<pool>.<provider>.yaml. Default: none written.",
+    )
+
+
+class AlertSettings(_Model):
+    """Prometheus alerts from the intent: a PrometheusRule (alerts.yaml) comparing what nodes advertise with the fleet."""
+
+    enabled: bool | None = Field(default=None, description="Write alerts.yaml (default false).")
+    namespace: DnsLabel | None = Field(
+        default=None, description="Namespace of the PrometheusRule (default monitoring)."
+    )
+    rule_labels: Annotated[dict[str, str], AfterValidator(_rule_labels)] | None = Field(
+        default=None,
+        description="Labels of the PrometheusRule object, for the Prometheus ruleSelector, e.g. {release: kube-prometheus-stack}. A cluster's map replaces the fleet default.",
+    )
+    node_at_zero_for: Annotated[str, Field(min_length=1, pattern=PROMETHEUS_DURATION)] | None = Field(
+        default=None,
+        description="How long a GPU node may advertise no GPUs before the alert fires, a Prometheus duration (default 10m).",
+    )
+    gpu_memory_percent: int | None = Field(
+        default=None,
+        ge=50,
+        le=100,
+        description="Time-sliced pools: warn when a GPU's memory is this full, in percent (default 90).",
+    )
+    fleet_file: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=253,
+        description="The fleet file's path as the on-call runs gpustack-gen verify (the alerts name that command; default fleet.yaml).",
+    )
+
+
 class ClusterSettings(_Model):
     """Settings a cluster can take from the fleet defaults."""
 
@@ -553,6 +606,13 @@ class ClusterSettings(_Model):
         description="What GPU nodes without the nvidia.com/device-plugin.config label get: auto (default: the config every pool shares, when they all use one; else whole GPUs), none (whole GPUs), or the name of a pool whose config they take.",
     )
     dra: DraSettings | None = Field(default=None, description="The NVIDIA DRA driver chart (backend dra).")
+    node_groups: NodeGroupSettings | None = Field(
+        default=None,
+        description="What creates the GPU nodes: each pool's node-group fragment with its labels and taints.",
+    )
+    alerts: AlertSettings | None = Field(
+        default=None, description="Prometheus alerts comparing what the nodes advertise with the fleet (alerts.yaml)."
+    )
 
 
 class Cluster(ClusterSettings):

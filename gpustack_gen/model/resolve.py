@@ -26,11 +26,13 @@ from ..yamlio.source import PathKey, SourceDocument
 from . import intent
 from .backends import DEFAULT_BACKEND
 from .fleet import (
+    DEFAULT_ALERTS_NAMESPACE,
     DEFAULT_DRA_NAMESPACE,
     DEFAULT_SHARING_AUTO,
     DEFAULT_SHARING_NONE,
     MPS_FAIL_REQUESTS_CONFIGURABLE_FROM,
     WRAP_TARGETS,
+    Alerts,
     ArgoCdDelivery,
     Cluster,
     Delivery,
@@ -229,6 +231,8 @@ def resolve_cluster(
         hami=_resolve_hami(report, setting),
         retired=_resolve_retired(spec, here, operator, report),
         dra=_resolve_dra(report, setting),
+        node_group_provider=setting("node_groups", "provider")[0],
+        alerts=_resolve_alerts(setting),
     )
     return cluster, ClusterOrigin(here, pool_origins, workload_paths, origins, frozenset(unresolved), tuple(pool_paths))
 
@@ -343,6 +347,20 @@ def _resolve_delivery(report: Report, setting: Any) -> Delivery:
             "keep one of argocd and flux per cluster, or apply the wrapper files one by one",
         )
     return Delivery(tuple(t for t in WRAP_TARGETS if t in wanted), argocd, flux)
+
+
+def _resolve_alerts(setting: Any) -> Alerts:
+    """Merge ``alerts`` (cluster over fleet defaults, field by field; ``ruleLabels`` whole)."""
+    default = Alerts()
+    labels, _ = setting("alerts", "rule_labels")
+    return Alerts(
+        enabled=bool(setting("alerts", "enabled")[0]),
+        namespace=setting("alerts", "namespace")[0] or DEFAULT_ALERTS_NAMESPACE,
+        rule_labels=tuple(sorted((labels or {}).items())),
+        node_at_zero_for=setting("alerts", "node_at_zero_for")[0] or default.node_at_zero_for,
+        gpu_memory_percent=setting("alerts", "gpu_memory_percent")[0] or default.gpu_memory_percent,
+        fleet_file=setting("alerts", "fleet_file")[0] or default.fleet_file,
+    )
 
 
 def _resolve_dra(report: Report, setting: Any) -> DraConfig:
