@@ -23,6 +23,7 @@ def compile_cluster(cluster: Cluster, wrap: tuple[str, ...] = ()) -> list[Artifa
     from .gitops import KUBERNETES_KINDS, delivery_artifacts, wrap_targets, wrapped_kustomization
     from .kustomization import kustomization
     from .namespace import namespace_object
+    from .node_groups import node_group_artifacts
     from .operator import clusterpolicy_patch, helm_values
     from .workloads import workload_fragment
 
@@ -37,6 +38,7 @@ def compile_cluster(cluster: Cluster, wrap: tuple[str, ...] = ()) -> list[Artifa
         *objects,
         *backend.files(cluster),
         capacity(cluster),
+        *node_group_artifacts(cluster),
         wrapped_kustomization(kustomization(listed), targets),
         *wrappers,
     ]

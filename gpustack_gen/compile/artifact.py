@@ -47,6 +47,15 @@ FILE_KINDS = {
     "dra-driver-values.yaml": "dra-driver-values",
 }
 WORKLOAD_KIND = "workload-values"
+# node-groups/<pool>.<provider>.yaml: each pool's labels and taints in the format of what creates its nodes.
+NODE_GROUP_FOLDER = "node-groups"
+NODE_GROUP_KINDS = {
+    "karpenter": "karpenter-nodepool",
+    "eksctl": "eksctl-nodegroup",
+    "gke": "gke-node-pool",
+    "aks": "aks-node-pool",
+    "cluster-api": "cluster-api-machinedeployment",
+}
 
 
 def kind_of_file(rel: str) -> str:
@@ -54,6 +63,9 @@ def kind_of_file(rel: str) -> str:
     parts = rel.split("/")
     if "workloads" in parts[:-1]:
         return WORKLOAD_KIND
+    if NODE_GROUP_FOLDER in parts[:-1]:
+        provider = parts[-1].removesuffix(".yaml").rsplit(".", 1)[-1]
+        return NODE_GROUP_KINDS.get(provider, "unknown")
     return FILE_KINDS.get(parts[-1], "unknown")
 
 

@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..compile.artifact import Artifact, EmbeddedYaml
+from ..compile.artifact import NODE_GROUP_KINDS, Artifact, EmbeddedYaml
 from ..compile.backends import backend_of
 from ..compile.gitops import GITOPS_KINDS
 from ..compile.operator import CHART, VALUES_FILE
@@ -25,6 +25,7 @@ from .hami_keys import check_hami_values
 from .kubernetes import KubernetesSchemaNotFound, check_kubernetes_object, check_workload_fragment
 from .memo import MEMO_SIZE, json_key
 from .mig_parted import check_mig_parted_config
+from .node_groups import check_node_group_document
 from .operator_schema import OperatorSchemaKind, operator_validator, without_deletions
 
 # Kubernetes objects whose schema must be found (a Kustomization or a GitOps CRD has none in kubernetes-validate).
@@ -85,6 +86,10 @@ def _dra_objects(cluster: Cluster, artifact: Artifact, document: dict[str, Any])
     _raise_first(artifact, check_opaque_configs(document, frozenset(dra_gates(cluster))))
 
 
+def _node_group(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:
+    _raise_first(artifact, check_node_group_document(artifact.kind, document))
+
+
 def _gitops(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:
     _raise_first(artifact, check_gitops_document(document))
 
@@ -100,6 +105,7 @@ VALIDATORS: dict[str, Validator] = {
     "dra-device-classes": _dra_objects,
     "dra-claims": _dra_objects,
     **{kind: _gitops for kind in GITOPS_KINDS},
+    **{kind: _node_group for kind in NODE_GROUP_KINDS.values()},
 }
 
 

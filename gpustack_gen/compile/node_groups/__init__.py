@@ -1,0 +1,72 @@
+"""Node-group fragments: per pool, the labels and taints its nodes must be born with, in the format of what
+creates them (``nodeGroups.provider``). One module per provider, registered in :data:`PROVIDERS`.
+
+A provider module has ``NAME``, ``PROVIDER_DOMAINS`` (label domains it sets itself), ``NAME_LABEL`` (the label
+it sets to the group's name), ``extra_labels`` (labels it needs beyond the pool's), ``document`` and ``notes``
+(the file's header: how to merge it, and what changing it does to running nodes).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from ..artifact import NODE_GROUP_FOLDER, NODE_GROUP_KINDS, Artifact
+from . import aks, cluster_api, eksctl, gke, karpenter
+from .nodes import PoolNodes, pool_nodes
+
+if TYPE_CHECKING:
+    from ...model.fleet import Cluster, Pool
+
+__all__ = ["PROVIDERS", "node_group_artifacts", "node_group_file"]
+
+
+class NodeGroupProvider(Protocol):
+    NAME: str
+    PROVIDER_DOMAINS: tuple[str, ...]
+    NAME_LABEL: str | None
+
+    def extra_labels(self, cluster: Cluster) -> dict[str, str]: ...
+
+    def document(self, cluster: Cluster, pool: Pool, nodes: PoolNodes) -> dict[str, Any]: ...
+
+    def notes(self, cluster: Cluster, pool: Pool, nodes: PoolNodes) -> tuple[str, ...]: ...
+
+
+PROVIDERS: Mapping[str, NodeGroupProvider] = {
+    module.NAME: cast(NodeGroupProvider, module) for module in (karpenter, eksctl, gke, aks, cluster_api)
+}
+
+
+def node_group_file(cluster: Cluster, pool: Pool) -> str | None:
+    """The pool's node-group file in the cluster folder (``node-groups/t4.karpenter.yaml``); None when the
+    cluster names no provider."""
+    if cluster.node_group_provider is None:
+        return None
+    return posixpath.join(NODE_GROUP_FOLDER, f"{pool.name}.{cluster.node_group_provider}.yaml")
+
+
+def node_group_artifacts(cluster: Cluster) -> list[Artifact]:
+    """One fragment per pool, in the cluster's pool order; none when the cluster names no provider."""
+    if cluster.node_group_provider is None:
+        return []
+    from ..backends import backend_of
+
+    provider = PROVIDERS[cluster.node_group_provider]
+    backend_labels = backend_of(cluster).pool_labels(cluster)
+    artifacts = []
+    for pool in cluster.pools:
+        labels = {**backend_labels[pool.name], **provider.extra_labels(cluster)}
+        nodes = pool_nodes(pool, labels, provider.PROVIDER_DOMAINS, provider.NAME_LABEL)
+        path = node_group_file(cluster, pool)
+        assert path is not None
+        artifacts.append(
+            Artifact(
+                path,
+                NODE_GROUP_KINDS[provider.NAME],
+                (provider.document(cluster, pool, nodes),),
+                provider.notes(cluster, pool, nodes),
+            )
+        )
+    return artifacts
