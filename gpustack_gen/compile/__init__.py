@@ -18,6 +18,7 @@ def compile_cluster(cluster: Cluster, wrap: tuple[str, ...] = ()) -> list[Artifa
     ``wrap`` adds GitOps wrappers (argocd, flux, helmfile) to those the fleet file asks for.
     """
     # Imported here so that ``compile.artifact`` (the data types the emitter and diff need) stays light.
+    from .alerts import alerts_artifacts
     from .backends import backend_of
     from .capacity import capacity
     from .gitops import KUBERNETES_KINDS, delivery_artifacts, wrap_targets, wrapped_kustomization
@@ -39,6 +40,7 @@ def compile_cluster(cluster: Cluster, wrap: tuple[str, ...] = ()) -> list[Artifa
         *backend.files(cluster),
         capacity(cluster),
         *node_group_artifacts(cluster),
+        *alerts_artifacts(cluster),
         wrapped_kustomization(kustomization(listed), targets),
         *wrappers,
     ]

@@ -45,6 +45,7 @@ FILE_KINDS = {
     "dra-device-classes.yaml": "dra-device-classes",
     "dra-claims.yaml": "dra-claims",
     "dra-driver-values.yaml": "dra-driver-values",
+    "alerts.yaml": "prometheus-rule",
 }
 WORKLOAD_KIND = "workload-values"
 # node-groups/<pool>.<provider>.yaml: each pool's labels and taints in the format of what creates its nodes.

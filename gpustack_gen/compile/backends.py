@@ -6,7 +6,8 @@ settings and merges what the backend sets on top. A backend module has ``NAME``,
 fields the chart never renders), ``objects`` (Kubernetes objects applied with the namespace, listed in
 the kustomization), ``files`` (its other artifacts), ``pool_labels`` (the labels each pool's nodes carry,
 which ``plan`` sets and ``verify`` expects), ``releases`` (Helm releases it installs beside the Operator),
-``workload_values`` (a workload's values fragment), ``workload_notes`` (header lines of that fragment) and
+``workload_values`` (a workload's values fragment), ``workload_notes`` (header lines of that fragment),
+``plugin_daemonset`` (the namespace and name of the DaemonSet that advertises the GPUs, for alerts) and
 ``capacity_details`` (what capacity.yaml says of a pool beyond the counts). What a pool offers and a workload
 asks on a
 backend is the model's (:mod:`gpustack_gen.model.backends`).
@@ -45,6 +46,8 @@ class BackendCompilers(Protocol):
     def workload_notes(self, cluster: Cluster, workload: Workload) -> tuple[str, ...]: ...
 
     def capacity_details(self, cluster: Cluster, pool: Pool) -> dict[str, Any]: ...
+
+    def plugin_daemonset(self, cluster: Cluster) -> tuple[str, str]: ...
 
 
 BACKENDS: Mapping[str, BackendCompilers] = {

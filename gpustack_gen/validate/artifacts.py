@@ -27,6 +27,7 @@ from .memo import MEMO_SIZE, json_key
 from .mig_parted import check_mig_parted_config
 from .node_groups import check_node_group_document
 from .operator_schema import OperatorSchemaKind, operator_validator, without_deletions
+from .prometheus_rule import check_prometheus_rule
 
 # Kubernetes objects whose schema must be found (a Kustomization or a GitOps CRD has none in kubernetes-validate).
 ALWAYS_CHECKED_KINDS = ("ConfigMap", "DeviceClass", "ResourceClaimTemplate", "ResourceClaim")
@@ -90,6 +91,10 @@ def _node_group(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) 
     _raise_first(artifact, check_node_group_document(artifact.kind, document))
 
 
+def _prometheus_rule(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:
+    _raise_first(artifact, check_prometheus_rule(document))
+
+
 def _gitops(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:
     _raise_first(artifact, check_gitops_document(document))
 
@@ -106,6 +111,7 @@ VALIDATORS: dict[str, Validator] = {
     "dra-claims": _dra_objects,
     **{kind: _gitops for kind in GITOPS_KINDS},
     **{kind: _node_group for kind in NODE_GROUP_KINDS.values()},
+    "prometheus-rule": _prometheus_rule,
 }
 
 

@@ -24,7 +24,7 @@ from ..releases import ChartRelease
 from .claims import claim_name, claim_object
 from .claims import workload_values as workload_values
 from .device_classes import device_classes
-from .driver import dra_release, driver_values_file
+from .driver import KUBELET_PLUGIN_DAEMONSET, dra_release, driver_values_file
 
 __all__ = [
     "NAME",
@@ -33,6 +33,7 @@ __all__ = [
     "objects",
     "operator_values",
     "patch_only",
+    "plugin_daemonset",
     "pool_labels",
     "releases",
     "workload_notes",
@@ -59,6 +60,11 @@ def patch_only(cluster: Cluster) -> dict[str, Any]:
 
 def releases(cluster: Cluster) -> tuple[ChartRelease, ...]:
     return (dra_release(cluster),)
+
+
+def plugin_daemonset(cluster: Cluster) -> tuple[str, str]:
+    """The DRA driver's kubelet plugin, which publishes the GPUs, in its release's namespace."""
+    return cluster.dra.namespace, KUBELET_PLUGIN_DAEMONSET.removeprefix("daemonset/")
 
 
 def workload_notes(cluster: Cluster, workload: Workload) -> tuple[str, ...]:

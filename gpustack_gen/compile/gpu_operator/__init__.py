@@ -12,7 +12,7 @@ from typing import Any
 from ...catalog import ALL_DISABLED
 from ...model.backends.gpu_operator import NAME
 from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool, Workload
-from ..artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP, Artifact
+from ..artifact import DEVICE_PLUGIN_CONFIGMAP, DEVICE_PLUGIN_DAEMONSET, MIG_PARTED_CONFIGMAP, Artifact
 from ..pod_spec import limits_values as workload_values
 from ..releases import ChartRelease
 from .config_names import config_names
@@ -30,6 +30,7 @@ __all__ = [
     "objects",
     "operator_values",
     "patch_only",
+    "plugin_daemonset",
     "pool_labels",
     "releases",
     "workload_notes",
@@ -85,6 +86,11 @@ def pool_labels(cluster: Cluster) -> dict[str, dict[str, str]]:
 def releases(cluster: Cluster) -> tuple[ChartRelease, ...]:
     """The device plugin comes with the Operator's own chart."""
     return ()
+
+
+def plugin_daemonset(cluster: Cluster) -> tuple[str, str]:
+    """The Operator's device plugin (gpu-operator assets/state-device-plugin/0500_daemonset.yaml)."""
+    return cluster.operator.namespace, DEVICE_PLUGIN_DAEMONSET.removeprefix("daemonset/")
 
 
 def workload_notes(cluster: Cluster, workload: Workload) -> tuple[str, ...]:

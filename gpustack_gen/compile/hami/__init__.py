@@ -24,7 +24,7 @@ from ..artifact import Artifact
 from ..pod_spec import limits_values as workload_values
 from ..releases import ChartRelease
 from .nodes import node_labels, pool_labels
-from .values import RUNTIME_CLASS, hami_release, needs_runtime_class, values_artifact
+from .values import DEVICE_PLUGIN_DAEMONSET, RUNTIME_CLASS, hami_release, needs_runtime_class, values_artifact
 
 __all__ = [
     "NAME",
@@ -33,6 +33,7 @@ __all__ = [
     "objects",
     "operator_values",
     "patch_only",
+    "plugin_daemonset",
     "pool_labels",
     "releases",
     "workload_notes",
@@ -83,6 +84,11 @@ def files(cluster: Cluster) -> list[Artifact]:
 
 def releases(cluster: Cluster) -> tuple[ChartRelease, ...]:
     return (hami_release(cluster),)
+
+
+def plugin_daemonset(cluster: Cluster) -> tuple[str, str]:
+    """HAMi's device plugin, in its release's namespace."""
+    return cluster.hami.namespace, DEVICE_PLUGIN_DAEMONSET.removeprefix("daemonset/")
 
 
 def workload_notes(cluster: Cluster, workload: Workload) -> tuple[str, ...]:
