@@ -13,7 +13,7 @@ from gpustack_gen import FleetError, load_fleet, render
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples"
 
 
-@pytest.mark.parametrize("folder", ["", "hami", "dra"])
+@pytest.mark.parametrize("folder", ["", "hami", "dra", "node-groups"])
 def test_committed_output_matches_a_fresh_render(folder: str) -> None:
     """examples/fleet.yaml -> examples/rendered, examples/<backend>/fleet.yaml -> examples/<backend>/rendered."""
     root = EXAMPLE / folder
@@ -99,3 +99,18 @@ def test_the_dra_example_on_1_32_renders_v1beta1_and_on_1_31_is_refused() -> Non
     (problem,) = refused.value.problems
     assert problem.path == "clusters[0].kubernetes"
     assert "backend dra needs Kubernetes 1.32 or newer" in problem.message
+
+
+def test_the_node_groups_example_is_the_t4_clusters_with_karpenter_and_alerts() -> None:
+    """Same T4 pools as examples/fleet.yaml's prod and stage; each with a NodePool and a PrometheusRule."""
+    main = load_fleet(EXAMPLE / "fleet.yaml")
+    fleet = load_fleet(EXAMPLE / "node-groups" / "fleet.yaml")
+    for name in ("prod", "stage"):
+        cluster, original = fleet.cluster(name), main.cluster(name)
+        assert cluster is not None and original is not None
+        (pool,), (before,) = cluster.pools, original.pools
+        assert (pool.gpu, pool.nodes, pool.sharing) == (before.gpu, before.nodes, before.sharing)
+        assert cluster.node_group_provider == "karpenter" and cluster.alerts.enabled
+        rendered = EXAMPLE / "node-groups" / "rendered" / name
+        assert (rendered / "node-groups" / "t4.karpenter.yaml").is_file()
+        assert "GPUNodeAdvertisesNoGPUs" in (rendered / "alerts.yaml").read_text(encoding="utf-8")
