@@ -225,8 +225,9 @@ def _unit_test(
     series: list[dict[str, str]],
     alert_tests: list[dict[str, Any]],
     fleet: Fleet | None = None,
+    cluster: str = "prod",
 ) -> None:
-    rules = _rules_file(tmp_path, fleet or example(), "prod")
+    rules = _rules_file(tmp_path, fleet or example(), cluster)
     test = {
         "rule_files": [rules.name],
         "evaluation_interval": "1m",
@@ -386,4 +387,66 @@ def test_a_fleet_path_with_template_braces_is_shown_as_it_is(promtool: str, tmp_
         series,
         [{"eval_time": "30m", "alertname": "GPUDevicePluginUnavailable", "exp_alerts": [expected]}],
         fleet,
+    )
+
+
+def test_a_failed_mig_config_pages_on_that_node_only(promtool: str, tmp_path: Path) -> None:
+    """train (examples/fleet.yaml) partitions its A100s: a node whose mig-manager failed pages, a cordoned one not."""
+    state = "label_nvidia_com_mig_config_state"
+    series = [
+        {"series": f'kube_node_labels{{node="a100-a",label_pool="a100",{state}="failed"}}', "values": f"1x{MINUTES}"},
+        {"series": f'kube_node_labels{{node="a100-b",label_pool="a100",{state}="success"}}', "values": f"1x{MINUTES}"},
+        {"series": f'kube_node_labels{{node="a100-c",label_pool="a100",{state}="failed"}}', "values": f"1x{MINUTES}"},
+        {"series": 'kube_node_spec_unschedulable{node="a100-c"}', "values": f"1x{MINUTES}"},
+    ]
+    runbook = RUNBOOK.replace("examples/node-groups/fleet.yaml", "fleet.yaml").replace("cluster prod", "cluster train")
+    failed = {
+        "exp_labels": {"severity": "critical", "cluster": "train", "node": "a100-a"},
+        "exp_annotations": {
+            "summary": "The MIG manager failed to apply nvidia.com/mig.config on node a100-a in cluster train",
+            "description": "nvidia.com/mig.config.state=failed: the node's GPUs are not partitioned as its "
+            "nvidia.com/mig.config label says.",
+            "runbook": runbook.replace("--cluster prod", "--cluster train"),
+        },
+    }
+    _unit_test(
+        promtool,
+        tmp_path,
+        series,
+        [
+            *_silent("3m", "GPUMigConfigFailed"),
+            {"eval_time": "10m", "alertname": "GPUMigConfigFailed", "exp_alerts": [failed]},
+        ],
+        with_alerts(MAIN_EXAMPLE),
+        "train",
+    )
+
+
+def test_a_pool_kube_state_metrics_does_not_show_warns(promtool: str, tmp_path: Path) -> None:
+    """No kube_node_labels with the pool's labels (the allowlist lacks them): its other alerts could not fire."""
+    unlabelled = {"series": 'kube_node_labels{node="t4-a"}', "values": f"1x{MINUTES}"}
+    seen = {
+        # absent() keeps the equality matchers' labels: the one kube-state-metrics does not show.
+        "exp_labels": {
+            "severity": "warning",
+            "cluster": "prod",
+            "pool": "t4",
+            "label_node_kubernetes_io_instance_type": "g4dn.xlarge",
+        },
+        "exp_annotations": {
+            "summary": "No node of pool t4 in cluster prod is seen by the alerts",
+            "description": "The fleet says pool t4 has 3 nodes, but kube-state-metrics shows no node with its labels: "
+            "the pool has no nodes, or kube-state-metrics does not allowlist the labels, and the pool's other alerts "
+            "cannot fire.",
+            "runbook": RUNBOOK,
+        },
+    }
+    _unit_test(
+        promtool,
+        tmp_path,
+        [unlabelled, PLUGIN],
+        [
+            {"eval_time": "45m", "alertname": "GPUPoolNodesNotSeen", "exp_alerts": [seen]},
+            *_silent("45m", "GPUNodeAdvertisesNoGPUs"),  # silent as said: what it would join on is missing
+        ],
     )
