@@ -30,6 +30,7 @@ VERIFY = "gpustack-gen verify examples/node-groups/fleet.yaml --cluster prod"
 MINUTES = 90
 ALERTS = (
     "GPUNodeAdvertisesNoGPUs",
+    "GPUNodeDevicesUnhealthy",
     "GPUPoolBelowIntent",
     "GPUMemoryNearlyFull",
     "GPUPoolNodesNotSeen",
@@ -264,7 +265,13 @@ def test_the_write_ups_node_at_zero_for_an_hour_pages_naming_it(promtool: str, t
             *_silent("5m", *ALERTS),  # inside the for window: pending, not firing
             {"eval_time": "60m", "alertname": "GPUNodeAdvertisesNoGPUs", "exp_alerts": [node_alert]},
             {"eval_time": "60m", "alertname": "GPUPoolBelowIntent", "exp_alerts": [pool_alert]},
-            *_silent("60m", "GPUMemoryNearlyFull", "GPUPoolNodesNotSeen", "GPUDevicePluginUnavailable"),
+            *_silent(
+                "60m",
+                "GPUNodeDevicesUnhealthy",
+                "GPUMemoryNearlyFull",
+                "GPUPoolNodesNotSeen",
+                "GPUDevicePluginUnavailable",
+            ),
         ],
     )
 
@@ -448,5 +455,40 @@ def test_a_pool_kube_state_metrics_does_not_show_warns(promtool: str, tmp_path: 
         [
             {"eval_time": "45m", "alertname": "GPUPoolNodesNotSeen", "exp_alerts": [seen]},
             *_silent("45m", "GPUNodeAdvertisesNoGPUs"),  # silent as said: what it would join on is missing
+        ],
+    )
+
+
+def test_a_node_with_unhealthy_devices_warns(promtool: str, tmp_path: Path) -> None:
+    """Capacity 4, allocatable 3: one time-slice replica set of the T4 is unhealthy."""
+    capacity = 'kube_node_status_capacity{{node="{}",resource="nvidia_com_gpu",unit="integer"}}'
+    series = [
+        *[s for s in _t4_node("t4-a", "") if "allocatable" not in s["series"]],
+        {
+            "series": 'kube_node_status_allocatable{node="t4-a",resource="nvidia_com_gpu",unit="integer"}',
+            "values": "3x90",
+        },
+        {"series": capacity.format("t4-a"), "values": f"4x{MINUTES}"},
+        *_t4_node("t4-b", HEALTHY),
+        {"series": capacity.format("t4-b"), "values": f"4x{MINUTES}"},
+        PLUGIN,
+    ]
+    unhealthy = {
+        "exp_labels": {"severity": "warning", "cluster": "prod", "pool": "t4", "node": "t4-a"},
+        "exp_annotations": {
+            "summary": "Node t4-a of pool t4 in cluster prod has GPUs it does not offer",
+            "description": "Its capacity counts more devices than its allocatable: the device plugin reports some "
+            "unhealthy (an XID error, a lost GPU), or it disconnected less than the kubelet's 5 minutes ago.",
+            "runbook": RUNBOOK,
+        },
+    }
+    _unit_test(
+        promtool,
+        tmp_path,
+        series,
+        [
+            *_silent("5m", "GPUNodeDevicesUnhealthy"),
+            {"eval_time": "20m", "alertname": "GPUNodeDevicesUnhealthy", "exp_alerts": [unhealthy]},
+            *_silent("20m", "GPUNodeAdvertisesNoGPUs"),
         ],
     )

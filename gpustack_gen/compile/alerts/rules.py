@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 KARPENTER_DISRUPTED_TAINT = "karpenter.sh/disrupted"
 POOL_BELOW_INTENT_FOR = "30m"  # longer than a batch of a rollout: a stuck rollout still warns
 PLUGIN_UNAVAILABLE_FOR = "15m"
+UNHEALTHY_FOR = "10m"
 MIG_FAILED_FOR = "5m"
 MEMORY_FULL_FOR = "5m"
 NO_POOL_NODES_FOR = "30m"
@@ -65,8 +66,9 @@ def _rule(
 
 
 def node_rules(cluster: Cluster, pool: Pool) -> Iterator[dict[str, Any]]:
-    """A node of the pool advertising none of its resources (the write-up's node at ``nvidia.com/gpu: 0``), and
-    the pool advertising less than the fleet says."""
+    """A node of the pool advertising none of its resources (the write-up's node at ``nvidia.com/gpu: 0``), one
+    whose capacity exceeds its allocatable (devices there but unhealthy), and the pool advertising less than the
+    fleet says."""
     per_node = cluster.allocatable_per_node(pool)
     if not per_node:
         return
@@ -83,6 +85,18 @@ def node_rules(cluster: Cluster, pool: Pool) -> Iterator[dict[str, Any]]:
         f"Node {{{{ $labels.node }}}} of pool {pool.name} in cluster {cluster.name} advertises no GPUs",
         f"The fleet says each node of pool {pool.name} advertises {shown}; node {{{{ $labels.node }}}} has "
         f"advertised none for {cluster.alerts.node_at_zero_for} (its device plugin did not register, or lost the GPUs).",
+        pool=pool.name,
+    )
+    capacity = advertised.replace("allocatable", "capacity")
+    yield _rule(
+        cluster,
+        "GPUNodeDevicesUnhealthy",
+        f"({capacity} > {advertised}) and on (node) {nodes} {EXPECTED_AWAY}",
+        UNHEALTHY_FOR,
+        "warning",
+        f"Node {{{{ $labels.node }}}} of pool {pool.name} in cluster {cluster.name} has GPUs it does not offer",
+        "Its capacity counts more devices than its allocatable: the device plugin reports some unhealthy (an XID "
+        "error, a lost GPU), or it disconnected less than the kubelet's 5 minutes ago.",
         pool=pool.name,
     )
     for resource, count in per_node.items():
