@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..artifact import MANAGED_BY, Artifact
+from ..backends import backend_of
 from .rules import allowlisted_labels, cluster_rules
 
 if TYPE_CHECKING:
@@ -24,8 +25,6 @@ def alerts_artifacts(cluster: Cluster) -> list[Artifact]:
     """The cluster's PrometheusRule, when its fleet asks for alerts."""
     if not cluster.alerts.enabled:
         return []
-    from ..backends import backend_of
-
     backend = backend_of(cluster)
     pool_labels = backend.pool_labels(cluster)
     rule: dict[str, Any] = {

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ..artifact import NODE_GROUP_FOLDER, NODE_GROUP_KINDS, Artifact
+from ..backends import backend_of
 from . import aks, cluster_api, eksctl, gke, karpenter
 from .nodes import PoolNodes, pool_nodes
 
@@ -51,8 +52,6 @@ def node_group_artifacts(cluster: Cluster) -> list[Artifact]:
     """One fragment per pool, in the cluster's pool order; none when the cluster names no provider."""
     if cluster.node_group_provider is None:
         return []
-    from ..backends import backend_of
-
     provider = PROVIDERS[cluster.node_group_provider]
     backend_labels = backend_of(cluster).pool_labels(cluster)
     artifacts = []
