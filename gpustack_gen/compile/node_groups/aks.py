@@ -24,7 +24,8 @@ def extra_labels(cluster: Cluster) -> dict[str, str]:
 
 
 def taint_text(taint: Taint) -> str:
-    """``key=value:Effect``, the form --node-taints and nodeTaints take (``key:Effect`` without a value)."""
+    """``key=value:Effect``, the form --node-taints and nodeTaints take; ``key:Effect`` without a value, as kubectl
+    taint writes it (AKS documents only the form with a value: not verified there)."""
     return f"{taint.key}{'=' + taint.value if taint.value is not None else ''}:{taint.effect}"
 
 
