@@ -16,6 +16,7 @@ from ..errors import Severity
 from ..yamlio.source import PathKey, format_path
 from .backends import backends_offering
 from .fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool, Workload
+from .node_group_checks import check_node_groups
 from .resolve import ClusterOrigin, PoolOrigin, Report
 
 MAX_TIME_SLICING_REPLICAS = 128  # each replica is a device the kubelet tracks; more is a typo, not a plan
@@ -47,6 +48,7 @@ def check_cluster(cluster: Cluster, origin: ClusterOrigin, report: Report) -> No
     _check_workloads(cluster, origin, report, broken)
     _check_retired(cluster, origin, report)
     cluster.semantics.check(cluster, origin, report)
+    check_node_groups(cluster, origin, report)
 
 
 def _check_retired(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:

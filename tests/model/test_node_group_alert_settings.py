@@ -51,3 +51,18 @@ def test_rule_labels_must_be_labels() -> None:
     (problem,) = problems(edit({8: "containerRuntime: containerd\nalerts: {ruleLabels: {release: 'not ok'}}"}))
     assert problem.path.startswith("clusters[0].alerts.ruleLabels")
     assert problem.hint == "e.g. release: kube-prometheus-stack"
+
+
+def test_an_aks_taint_without_a_value_warns_at_the_taint() -> None:
+    text = edit(
+        {
+            8: "containerRuntime: containerd\nnodeGroups: {provider: aks}",
+            15: "nodeSelector: {pool: pool}\ntaints: [{key: nvidia.com/gpu}]",
+        }
+    )
+    (warning,) = load(text).warnings
+    assert (warning.line, warning.path) == (17, "clusters[0].nodePools[0].taints[0]")
+    assert "value: present" in warning.hint
+    with_value = text.replace("{key: nvidia.com/gpu}", "{key: nvidia.com/gpu, value: present}")
+    assert not load(with_value).warnings
+    assert not load(text.replace("provider: aks", "provider: karpenter")).warnings
