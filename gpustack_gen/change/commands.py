@@ -167,8 +167,75 @@ def device_plugin_rollout(cluster: Cluster, mps_daemon: bool) -> str:
     return rollout_status(cluster, *device_plugin_daemonsets(mps_daemon))
 
 
+# Marks the nodes a plan drains, so that later steps touch only them: a node an autoscaler adds meanwhile carries
+# the pool's labels but not this one (kubectl drain fixes its node list at the start, drain.go:320).
+ROLLOUT_LABEL = "gpustack-gen.dev/rollout"
+
+
+def _drain_words(pool: Pool) -> str:
+    """The flags every GPU pod needs to be evicted: DaemonSet pods stay, emptyDir (``/dev/shm``) is deleted,
+    pods without a controller only where the pool allows it (kubectl ``pkg/drain/filters.go:32-37``)."""
+    force = " --force" if pool.drain.delete_pods_without_controller else ""
+    return f"--ignore-daemonsets --delete-emptydir-data{force}"
+
+
 def drain(pool: Pool) -> str:
-    return f"kubectl drain --selector {shlex.quote(selector_text(pool))} --ignore-daemonsets --delete-emptydir-data"
+    """Evicts the pods of the pool's selected nodes (a batch, when the selector names one) within the pool's
+    timeout: without ``--timeout`` kubectl waits forever, retrying a PodDisruptionBudget's refusal every 5 s
+    (``pkg/drain/drain.go:270-276,318-320``); with it, it exits 1 with ``global timeout reached``."""
+    return (
+        f"kubectl drain --selector {shlex.quote(selector_text(pool))} {_drain_words(pool)} "
+        f"--timeout={pool.drain.timeout_minutes}m"
+    )
+
+
+def drain_preflight(pool: Pool) -> str:
+    """What would block the drain, found before any node is cordoned: ``--dry-run=client`` runs the same pod
+    filters and fails on a pod without a controller (``filters.go:174-244``, ``pkg/cmd/drain/drain.go:367-371``)."""
+    return f"kubectl drain --selector {shlex.quote(selector_text(pool))} {_drain_words(pool)} --dry-run=client"
+
+
+def show_pdbs() -> str:
+    columns = "NAMESPACE:.metadata.namespace,NAME:.metadata.name,ALLOWED:.status.disruptionsAllowed"
+    return f"kubectl get pdb --all-namespaces -o custom-columns={shlex.quote(columns)}"
+
+
+PENDING = "pending"
+
+
+def mark_pool(pool: Pool) -> str:
+    """Marks the pool's nodes as this rollout finds them (``pending``): batches are taken from these only."""
+    return label_command(f"{selector_text(pool)},!{ROLLOUT_LABEL}", {ROLLOUT_LABEL: PENDING})
+
+
+def mark_batch(pool: Pool, batch: str, size: int) -> str:
+    """Relabels the next ``size`` pending nodes of the pool as ``batch`` (a jsonpath slice of the node list; an
+    empty list makes kubectl label fail: the pool has fewer nodes than the fleet says)."""
+    pending = shlex.quote(f"{selector_text(pool)},{ROLLOUT_LABEL}={PENDING}")
+    names = shlex.quote(f"jsonpath={{.items[0:{size}].metadata.name}}")
+    return (
+        f"kubectl label nodes $(kubectl get nodes --selector {pending} -o {names}) "
+        f"{shlex.quote(f'{ROLLOUT_LABEL}={batch}')} --overwrite"
+    )
+
+
+def no_pods_left(batch: Pool, index: int) -> str:
+    """Fails while a pod other than a DaemonSet's still runs on the ``index``-th node of the batch: the drain's exit
+    status, not ``.spec.unschedulable`` (a node that failed to drain stays cordoned with its pods)."""
+    node = shlex.quote(f"jsonpath={{.items[{index}].metadata.name}}")
+    pods = shlex.quote(
+        'jsonpath={range .items[?(@.metadata.ownerReferences[0].kind!="DaemonSet")]}'
+        "{.metadata.namespace}/{.metadata.name} {end}"
+    )
+    listing = (
+        f"kubectl get pods --all-namespaces --field-selector "
+        f"spec.nodeName=$(kubectl get nodes --selector {shlex.quote(selector_text(batch))} -o {node}) -o {pods}"
+    )
+    return f'test -z "$({listing} || echo kubectl failed)"'
+
+
+def unmark(pool: Pool) -> str:
+    return label_command(f"{selector_text(pool)},{ROLLOUT_LABEL}", {ROLLOUT_LABEL: None})
 
 
 def uncordon(pool: Pool) -> str:

@@ -29,6 +29,7 @@ _RANKS = {Level.NONE: 0, Level.RESTART: 1, Level.DISRUPTIVE: 2, Level.ERROR: 3}
 class Action(StrEnum):
     """The vocabulary of rollout steps."""
 
+    CHECK = "check"  # a pre-flight: what would block a later step, found before anything changes
     APPLY_CONFIGMAPS = "apply-configmaps"
     OPERATOR = "operator"
     BACKEND = "backend"  # helm upgrade or uninstall of a device backend's own chart (HAMi, the DRA driver)

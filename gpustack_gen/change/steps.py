@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+
 from ..compile.artifact import MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
 from ..compile.releases import ChartRelease
-from ..model.fleet import Cluster, Pool, Workload
+from ..model.fleet import Cluster, Drain, Pool, Workload
 from . import commands
 from .context import ClusterChange
 from .model import Action, Phase, Step
@@ -119,8 +122,35 @@ def restart_device_plugin(change: ClusterChange, reason: str, rule: str, *, mps_
     )
 
 
-def drain(pool: Pool, reason: str, rule: str, phase: Phase = Phase.DRAIN) -> Step:
-    return Step(Action.DRAIN, commands.drain(pool), commands.wait_cordoned(pool), reason, pool.name, rule, phase)
+def drain_preflight(pool: Pool, rule: str, phase: Phase) -> Step:
+    """Right before the pool's first drain (after the labels it selects by are set): the pods that would fail the drain, and the PodDisruptionBudgets that allow no
+    eviction now (their pods' evictions are refused until more of them are Ready)."""
+    if pool.drain.delete_pods_without_controller:
+        bare = "pods without a controller on them are deleted and not recreated (drain.deletePodsWithoutController)"
+    else:
+        bare = (
+            "a pod without a controller (a notebook started by hand) fails this check: save its work and delete "
+            "it, or set drain.deletePodsWithoutController on the pool to let the drain delete it"
+        )
+    return Step(
+        Action.CHECK,
+        commands.drain_preflight(pool),
+        commands.show_pdbs(),
+        f"nothing of the pool is cordoned yet: {bare}; a PodDisruptionBudget with ALLOWED 0 whose pods run on the pool blocks "
+        f"its node until the drain's {pool.drain.timeout_minutes}m timeout: scale that workload up or relax the "
+        "budget first",
+        pool.name,
+        rule,
+        phase,
+    )
+
+
+def drain(pool: Pool, reason: str, rule: str, phase: Phase = Phase.DRAIN) -> list[Step]:
+    """The pool's pre-flight and its drain (the whole pool at once: the change leaves no node of it usable)."""
+    return [
+        drain_preflight(pool, rule, phase),
+        Step(Action.DRAIN, commands.drain(pool), commands.wait_cordoned(pool), reason, pool.name, rule, phase),
+    ]
 
 
 def uncordon(pool: Pool, rule: str) -> Step:
@@ -192,28 +222,129 @@ def label_new_nodes(change: ClusterChange, pool: Pool, reason: str, rule: str) -
     return plan
 
 
-def mig_relabel(change: ClusterChange, pool: Pool, config: str, rule: str, settle: Step) -> list[Step]:
+def batches(pool: Pool) -> list[tuple[Pool, int]]:
+    """The pool cut into batches of ``drain.maxUnavailable`` nodes: each as the pool narrowed to the nodes marked
+    with its batch label, and its size."""
+    size = pool.drain.max_unavailable
+    count = -(-pool.nodes // size)
+    return [
+        (
+            dataclasses.replace(pool, node_selector=(*pool.node_selector, (commands.ROLLOUT_LABEL, f"batch-{n + 1}"))),
+            min(size, pool.nodes - n * size),
+        )
+        for n in range(count)
+    ]
+
+
+def drain_batch(pool: Pool, batch: Pool, size: int, reason: str, rule: str, phase: Phase) -> list[Step]:
+    """Mark the next ``size`` pending nodes with the batch's label, drain only them, and check that no pod but
+    the DaemonSets' is left on them."""
+    label = dict(batch.node_selector)[commands.ROLLOUT_LABEL]
+    return [
+        Step(
+            Action.LABEL_NODES,
+            commands.mark_batch(pool, label, size),
+            commands.list_nodes(batch),
+            f"take the next {size} pending node{'s' if size > 1 else ''} of the pool as {commands.ROLLOUT_LABEL}={label}: "
+            "the batch's steps touch only them",
+            pool.name,
+            rule,
+            phase,
+        ),
+        Step(
+            Action.DRAIN,
+            commands.drain(batch),
+            " && ".join(commands.no_pods_left(batch, index) for index in range(size)),
+            f"{reason}; {_batching(pool, size)}; the drain gives up after {pool.drain.timeout_minutes}m (see the "
+            "pre-flight)",
+            pool.name,
+            rule,
+            phase,
+        ),
+    ]
+
+
+def _batching(pool: Pool, size: int) -> str:
+    if size >= pool.nodes:
+        return "the whole pool at once: its pods could not run on a node that is not changed yet"
+    return (
+        f"a batch at a time (drain.maxUnavailable {pool.drain.max_unavailable}), so evicted pods find room on the "
+        "rest of the pool and a PodDisruptionBudget can be met"
+    )
+
+
+def mark_pool(pool: Pool, rule: str, phase: Phase) -> Step:
+    return _rollout_mark(
+        pool,
+        commands.mark_pool(pool),
+        f"mark the pool's nodes {commands.ROLLOUT_LABEL}={commands.PENDING}: the rollout changes these and no "
+        "other; a node an autoscaler adds meanwhile comes from the node group template (update it first)",
+        rule,
+        phase,
+    )
+
+
+def unmark(pool: Pool, rule: str, phase: Phase) -> Step:
+    return _rollout_mark(
+        pool,
+        commands.unmark(pool),
+        f"every node of the pool is done: remove the rollout mark {commands.ROLLOUT_LABEL}",
+        rule,
+        phase,
+    )
+
+
+def _rollout_mark(pool: Pool, command: str, reason: str, rule: str, phase: Phase) -> Step:
+    verify = commands.list_nodes(pool, commands.ROLLOUT_LABEL)
+    return Step(Action.LABEL_NODES, command, verify, reason, pool.name, rule, phase)
+
+
+def mig_relabel(
+    change: ClusterChange, pool: Pool, config: str, rule: str, settle: Callable[[Pool], Step], *, batched: bool
+) -> list[Step]:
     """A pool's nodes to MIG config ``config``: the config reaches the mig-manager before the label changes, the
     nodes are drained first (it does not drain, and fails on GPUs in use), the old state is cleared with the
-    relabel, then ``settle`` (the resources the pool advertises once the mig-manager is done), and uncordon."""
+    relabel, then ``settle`` (the resources the batch advertises once the mig-manager is done), and uncordon.
+
+    ``batched``: the pool's pods can run on either layout, so it goes ``drain.maxUnavailable`` nodes at a time,
+    each batch changed and uncordoned before the next; otherwise the pool is one batch."""
     _, new = change.both
     plan = [apply_configmaps(change, new, f"add MIG config {config} to the mig-parted ConfigMap", rule)]
-    if pool.nodes > 0:
+    if pool.nodes == 0:
+        return plan
+    phases = (Phase.LABELS,) * 4 if batched else (Phase.DRAIN, Phase.LABELS, Phase.SETTLE, Phase.UNCORDON)
+    plan += [
+        mig_sync(new, config, rule, pool.name),
+        drain_preflight(pool, rule, phases[0]),
+        mark_pool(pool, rule, phases[0]),
+    ]
+    cuts = batches(pool) if batched else [(batches(dataclasses.replace(pool, drain=_whole(pool)))[0][0], pool.nodes)]
+    for batch, size in cuts:
+        plan += drain_batch(
+            pool, batch, size, "the mig-manager does not drain, and fails on GPUs in use", rule, phases[0]
+        )
         plan += [
-            mig_sync(new, config, rule, pool.name),
-            drain(pool, "the mig-manager does not drain, and fails on GPUs in use", rule),
-            relabel_mig(
-                pool,
-                config,
-                f"clear the old state and set nvidia.com/mig.config={config}: the mig-manager acts only on a "
-                "changed value; also set it in the pool's node group template",
-                rule,
+            dataclasses.replace(
+                relabel_mig(
+                    batch,
+                    config,
+                    f"clear the old state and set nvidia.com/mig.config={config} on the marked nodes: the mig-manager "
+                    "acts only on a changed value; also set it in the pool's node group template",
+                    rule,
+                ),
+                phase=phases[1],
             ),
-            mig_success(pool, rule),
-            settle,
-            uncordon(pool, rule),
+            dataclasses.replace(mig_success(batch, rule), phase=phases[2]),
+            dataclasses.replace(settle(batch), phase=phases[2]),
+            dataclasses.replace(uncordon(batch, rule), phase=phases[3]),
         ]
+    plan.append(unmark(pool, rule, Phase.UNCORDON))
     return plan
+
+
+def _whole(pool: Pool) -> Drain:
+    """One batch of the whole pool."""
+    return dataclasses.replace(pool.drain, max_unavailable=max(pool.nodes, 1))
 
 
 def allocatable(cluster: Cluster, pool: Pool, rule: str) -> Step:
@@ -268,6 +399,26 @@ def update_workload(change: ClusterChange, cluster: Cluster, workload: Workload,
         rule,
         Phase.WORKLOADS,
     )
+
+
+def pods_fit_either_layout(change: ClusterChange, before: Pool, after: Pool) -> bool:
+    """A pool can change a batch at a time when its pods ask for the same resources before and after, and both
+    the old and the new nodes offer them: a pod evicted from a batch lands on either. More than one batch needs
+    more nodes than ``drain.maxUnavailable``."""
+    old, new = change.both
+    if after.nodes <= after.drain.max_unavailable:
+        return False
+    offered = set(old.resources_per_node(before)) & set(new.resources_per_node(after))
+    for workload in new.workloads:
+        if workload.pool != after.name:
+            continue
+        earlier = next((w for w in old.workloads if (w.namespace, w.name) == (workload.namespace, workload.name)), None)
+        limits = new.workload_limits(workload)
+        if earlier is None or earlier.pool != before.name or old.workload_limits(earlier) != limits:
+            return False
+        if not set(limits) <= offered:
+            return False
+    return True
 
 
 def pools_with_nodes(pools: list[Pool]) -> list[Pool]:

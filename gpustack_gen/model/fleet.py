@@ -105,6 +105,15 @@ class Taint:
 
 
 @dataclass(frozen=True, slots=True)
+class Drain:
+    """How the plan drains a pool: batches of ``max_unavailable`` nodes, each with a ``kubectl drain --timeout``."""
+
+    max_unavailable: int = 1
+    timeout_minutes: int = 15
+    delete_pods_without_controller: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Pool:
     name: str
     gpu: GpuModel
@@ -114,6 +123,7 @@ class Pool:
     taints: tuple[Taint, ...]
     sharing: Sharing
     node_names: tuple[str, ...] = ()  # backend hami: the pool's nodes by name
+    drain: Drain = Drain()
 
     @property
     def physical_gpus(self) -> int:

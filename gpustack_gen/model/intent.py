@@ -287,6 +287,27 @@ class Taint(_Model):
     )
 
 
+class DrainPolicy(_Model):
+    """How ``plan`` drains the pool's nodes when a change stops the GPU pods on them (docs/guides/rollout-assumptions.md)."""
+
+    max_unavailable: int = Field(
+        default=1,
+        ge=1,
+        le=100_000,
+        description="Nodes drained at once: each batch is drained, changed and uncordoned before the next, so its pods find room on the rest of the pool.",
+    )
+    timeout_minutes: int = Field(
+        default=15,
+        ge=1,
+        le=1440,
+        description="Per batch, how long `kubectl drain --timeout` waits for its evictions (a PodDisruptionBudget refusal is retried until then).",
+    )
+    delete_pods_without_controller: bool = Field(
+        default=False,
+        description="Drain with --force: pods without a controller (bare notebook pods) are deleted and not recreated. Without it the plan's pre-flight stops on them.",
+    )
+
+
 class NodePool(_Model):
     """A group of identical GPU nodes."""
 
@@ -305,6 +326,9 @@ class NodePool(_Model):
     sharing: SharingPolicy | None = Field(
         default=None,
         description="The pool's sharing policy; overrides the cluster and fleet policies for its GPU model.",
+    )
+    drain: DrainPolicy | None = Field(
+        default=None, description="How the plan drains the pool (default: one node at a time, 15 minutes per batch)."
     )
     node_names: list[Annotated[str, Field(max_length=253, pattern=DNS1123_SUBDOMAIN)]] | None = Field(
         default=None,

@@ -37,6 +37,7 @@ from .fleet import (
     Cluster,
     Delivery,
     DraConfig,
+    Drain,
     FluxDelivery,
     HamiConfig,
     HelmRelease,
@@ -176,6 +177,7 @@ def resolve_cluster(
                 taints=tuple(Taint(t.key, t.value, t.effect) for t in pool_spec.taints),
                 sharing=sharing,
                 node_names=tuple(pool_spec.node_names or ()),
+                drain=_drain(pool_spec.drain),
             )
         )
         pool_origins.setdefault(pool_spec.name, PoolOrigin(pool_path, sharing_origin, sharing_path, entries, in_error))
@@ -235,6 +237,12 @@ def resolve_cluster(
         alerts=_resolve_alerts(setting),
     )
     return cluster, ClusterOrigin(here, pool_origins, workload_paths, origins, frozenset(unresolved), tuple(pool_paths))
+
+
+def _drain(spec: intent.DrainPolicy | None) -> Drain:
+    if spec is None:
+        return Drain()
+    return Drain(spec.max_unavailable, spec.timeout_minutes, spec.delete_pods_without_controller)
 
 
 def _gpu_memory_mib(workload: intent.Workload, path: PathKey, report: Report) -> int | None:

@@ -64,8 +64,8 @@ def _on_dra(data: dict[str, Any]) -> None:
 
 
 # Each pool in turn: off the old backend (and wait until it is gone), on the new one, its workloads, back in use.
-_MOVE_TO_DRA = ["drain", "label-nodes", "wait", "label-nodes", "update-workloads", "uncordon"]
-_MOVE_BACK = ["drain", "label-nodes", "label-nodes", "wait", "update-workloads", "uncordon"]
+_MOVE_TO_DRA = ["check", "drain", "label-nodes", "wait", "label-nodes", "update-workloads", "uncordon"]
+_MOVE_BACK = ["check", "drain", "label-nodes", "label-nodes", "wait", "update-workloads", "uncordon"]
 
 
 def _dra(**settings: object) -> Edit:
@@ -76,7 +76,18 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "backend-switch": (
         _to_hami,
         [("backend-switch", "disruptive", None), ("workload-values", "restart", None)],
-        ["drain", "operator", "wait", "backend", "label-nodes", "prune", "wait", "update-workloads", "uncordon"],
+        [
+            "check",
+            "drain",
+            "operator",
+            "wait",
+            "backend",
+            "label-nodes",
+            "prune",
+            "wait",
+            "update-workloads",
+            "uncordon",
+        ],
         _single,
     ),
     "hami-settings": (
@@ -106,19 +117,19 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "device-plugin-config renamed": (
         _t4(renameByDefault=True),
         [("device-plugin-config", "disruptive", None), ("workload-values", "restart", None)],
-        ["apply-configmaps", "wait", "drain", "restart-device-plugin", "wait", "update-workloads", "uncordon"],
+        ["apply-configmaps", "wait", "check", "drain", "restart-device-plugin", "wait", "update-workloads", "uncordon"],
         None,
     ),
     "device-plugin-config mps": (
         _t4(strategy="mps"),
         [("device-plugin-config", "disruptive", None)],
-        ["apply-configmaps", "wait", "drain", "restart-device-plugin", "wait", "uncordon"],
+        ["apply-configmaps", "wait", "check", "drain", "restart-device-plugin", "wait", "uncordon"],
         _single,
     ),
     "mps-clients": (
         lambda d: d["defaults"]["operator"]["cdi"].update(enabled=False, default=False),
         [("mps-clients", "disruptive", None), ("runtime", "restart", None)],
-        ["drain", "operator", "wait", "uncordon"],
+        ["check", "drain", "operator", "wait", "uncordon"],
         lambda d: (_single(d), pool(d, "t4")["sharing"].update(strategy="mps")),
     ),
     "mig-layout": (
@@ -129,13 +140,49 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
             ),
         ),
         [("mig-layout", "disruptive", "a100")],
-        ["apply-configmaps", "wait", "drain", "label-nodes", "wait", "wait", "uncordon"],
+        [
+            "apply-configmaps",
+            "wait",
+            "check",
+            "label-nodes",
+            "label-nodes",
+            "drain",
+            "label-nodes",
+            "wait",
+            "wait",
+            "uncordon",
+            "label-nodes",
+            "drain",
+            "label-nodes",
+            "wait",
+            "wait",
+            "uncordon",
+            "label-nodes",
+        ],
         None,
     ),
     "retention": (
         lambda d: pool(d, "a100")["sharing"].update(layout={"3g.20gb": 1, "2g.10gb": 1, "1g.5gb": 1}),
         [("retention", "error", "a100"), ("mig-layout", "disruptive", "a100")],
-        ["apply-configmaps", "wait", "drain", "label-nodes", "wait", "wait", "uncordon"],
+        [
+            "apply-configmaps",
+            "wait",
+            "check",
+            "label-nodes",
+            "label-nodes",
+            "drain",
+            "label-nodes",
+            "wait",
+            "wait",
+            "uncordon",
+            "label-nodes",
+            "drain",
+            "label-nodes",
+            "wait",
+            "wait",
+            "uncordon",
+            "label-nodes",
+        ],
         None,
     ),
     "prune": (
@@ -163,14 +210,21 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         [
             "apply-configmaps",
             "wait",
+            "check",
+            "drain",
+            "label-nodes",
+            "label-nodes",
             "drain",
             "operator",
             "wait",
             "label-nodes",
             "wait",
             "wait",
+            "wait",
             "update-workloads",
             "uncordon",
+            "uncordon",
+            "label-nodes",
         ],
         None,
     ),
@@ -217,13 +271,13 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
             prod(d).update(retired={"devicePluginConfigs": {"t4": {"strategy": "time-slicing", "replicas": 4}}}),
         ),
         [("pool-removed", "disruptive", "t4"), ("workload-values", "none", None)],
-        ["drain", "wait"],
+        ["check", "drain", "wait"],
         None,
     ),
     "pool-gpu": (
         lambda d: pool(d, "t4").update(gpu="l4"),
         [("pool-gpu", "disruptive", "t4")],
-        ["drain", "wait", "label-nodes", "wait"],
+        ["check", "drain", "wait", "label-nodes", "wait"],
         None,
     ),
     "pool-renamed": (
@@ -253,7 +307,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
             prod(d).update(retired={"devicePluginConfigs": {"t4": {"strategy": "mps", "replicas": 4}}}),
         ),
         [("pool-renamed", "disruptive", "serving")],
-        ["apply-configmaps", "wait", "drain", "label-nodes", "wait", "uncordon"],
+        ["apply-configmaps", "wait", "check", "drain", "label-nodes", "wait", "uncordon"],
         lambda d: (_single(d), pool(d, "t4")["sharing"].update(strategy="mps")),
     ),
     "pool-renamed overlapping": (
@@ -268,7 +322,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
             ("workload-values", "restart", None),
             ("pool-added", "none", "serving"),
         ],
-        ["apply-configmaps", "wait", "label-nodes", "wait", "update-workloads", "drain", "wait"],
+        ["apply-configmaps", "wait", "label-nodes", "wait", "update-workloads", "check", "drain", "wait"],
         None,
     ),
     "mig-manager-config": (
@@ -365,7 +419,19 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
             ),
         ),
         [("dra-objects", "disruptive", "a100")],
-        ["apply-configmaps", "wait", "drain", "label-nodes", "wait", "restart-device-plugin", "uncordon"],
+        [
+            "apply-configmaps",
+            "wait",
+            "check",
+            "label-nodes",
+            "label-nodes",
+            "drain",
+            "label-nodes",
+            "wait",
+            "restart-device-plugin",
+            "uncordon",
+            "label-nodes",
+        ],
         _on_dra,
     ),
     "node-selector": (

@@ -54,8 +54,11 @@ def test_patch_of_a_version_without_a_known_driver_default_says_so(make_cluster)
 
 def test_builtin_mig_config_gets_its_own_configmap(make_cluster) -> None:
     """A pool naming all-balanced must not depend on the default ConfigMap of the pinned mig-manager."""
-    cluster = make_cluster({"gpu": "b300", "sharing": {"strategy": "mig", "config": "all-balanced"}},
-                           {"mig": {"strategy": "mixed"}}, migProfile="1g.34gb")
+    cluster = make_cluster(
+        {"gpu": "b300", "sharing": {"strategy": "mig", "config": "all-balanced"}},
+        {"mig": {"strategy": "mixed"}},
+        migProfile="1g.34gb",
+    )
     config = mig_parted_config(config_names(cluster))
     (entry,) = config["mig-configs"]["all-balanced"]
     assert entry["device-filter"] == ["0x318210DE"]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from golden import assert_golden
 from ruamel.yaml import YAML
+from sim import extras
 from sim.cluster import SimulationError
 from sim.simulator import Simulation
 
@@ -54,7 +55,7 @@ def test_the_plan_keeps_gpus_alive_on_the_model(kind: str, upstream: Path, tmp_p
     old, new = _fleets(kind)
     if analyse(old.cluster("prod"), new.cluster("prod")).errors:
         pytest.skip("the plan is refused; its broken variant runs it anyway")
-    report = Simulation(upstream, tmp_path, old, new, "prod").run()
+    report = Simulation(upstream, tmp_path, old, new, "prod", extras.load(CHANGES / kind / "cluster.yaml")).run()
     assert report.steps_run > 0
 
 
@@ -69,7 +70,7 @@ def test_the_broken_variant_fails_on_the_model(kind: str, upstream: Path, tmp_pa
         for n in broken["steps"]
     ]
     with pytest.raises(SimulationError) as failure:
-        Simulation(upstream, tmp_path, old, new, "prod").run(reordered)
+        Simulation(upstream, tmp_path, old, new, "prod", extras.load(CHANGES / kind / "cluster.yaml")).run(reordered)
     assert broken["error"] in str(failure.value)
 
 
@@ -79,14 +80,15 @@ def test_a_relabel_that_keeps_the_old_state_lets_a_stale_success_pass(upstream: 
     old, new = _fleets("mig-layout")
     steps = analyse(old.cluster("prod"), new.cluster("prod"), Paths(rendered="rendered")).steps
     by_action = [(s.action.value, s) for s in steps]
-    label = next(s for a, s in by_action if a == "label-nodes")
+    label = next(s for a, s in by_action if a == "label-nodes" and "nvidia.com/mig.config=" in (s.command or ""))
     assert "nvidia.com/mig.config.state-" in (label.command or "")
     stale = dataclasses.replace(
         label, command="kubectl label nodes --selector pool=a100 nvidia.com/mig.config=custom-3g.20gbx2 --overwrite"
     )
     success = next(s for a, s in by_action if a == "wait" and "mig\\.config\\.state" in (s.command or ""))
     uncordon = next(s for a, s in by_action if a == "uncordon")
-    broken = [steps[0], steps[1], steps[2], stale, success, uncordon]
+    drained = steps[: steps.index(label)]  # the ConfigMap, its sync, the pre-flight, the mark and the drain
+    broken = [*drained, stale, success, uncordon]
     with pytest.raises(SimulationError, match="while its MIG reconfiguration is still pending"):
         Simulation(upstream, tmp_path, old, new, "prod").run(broken)
 

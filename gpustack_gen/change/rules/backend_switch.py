@@ -38,7 +38,11 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     if old.backend == new.backend or {old.backend, new.backend} != _PAIR:
         return
     pools = steps.pools_with_nodes([after for _, after in change.common_pools])
-    plan = [steps.drain(pool, "GPU pods placed for one device plugin must not outlive it", ID) for pool in pools]
+    plan = [
+        step
+        for pool in pools
+        for step in steps.drain(pool, "GPU pods placed for one device plugin must not outlive it", ID)
+    ]
     plan += _to_hami(change, pools) if new.backend == hami.NAME else _to_gpu_operator(change, pools)
     plan += [steps.allocatable(new, pool, ID) for pool in pools]
     plan += [steps.uncordon(pool, ID) for pool in pools]

@@ -46,12 +46,13 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     ]
     drained = steps.pools_with_nodes(disruptive)
     plan += [
-        steps.drain(
+        step
+        for pool in drained
+        for step in steps.drain(
             pool,
             "the resource name changes or MPS is involved: pods on the pool must stop before the plugin restarts",
             ID,
         )
-        for pool in drained
     ]
     if new.operator.install == "external" and change.old_names.uses_mps != change.new_names.uses_mps:
         plan.append(steps.operator(change, "the ClusterPolicy patch sets devicePlugin.mps.root for MPS", ID))

@@ -143,7 +143,7 @@ def _each_pool(
         before = change.old_pools.get(pool.name)
         running = before is not None and before.nodes > 0
         if before is not None and running:
-            plan.append(dataclasses.replace(steps.drain(pool, drained_because, ID), phase=Phase.LABELS))
+            plan += steps.drain(pool, drained_because, ID, Phase.LABELS)
             plan += turn_off(before, pool)
         plan += turn_on(pool, running)
         plan += [

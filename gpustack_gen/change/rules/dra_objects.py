@@ -289,7 +289,7 @@ def _mig_layout(change: ClusterChange, before: Pool, after: Pool) -> Iterator[Ou
     new_label = change.new_names.mig_config_label(after)
     if before.gpu.id != after.gpu.id or old_label == new_label or new_label is None:
         return
-    plan = steps.mig_relabel(change, after, new_label, ID, _republish(new, after))
+    plan = steps.mig_relabel(change, after, new_label, ID, lambda batch: _republish(new, batch), batched=False)
     yield Outcome(
         Finding(
             ID,

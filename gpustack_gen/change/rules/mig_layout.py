@@ -31,7 +31,14 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         new_label = change.new_names.mig_config_label(after)
         if old_label == new_label or new_label is None:
             continue
-        plan = steps.mig_relabel(change, after, new_label, ID, steps.allocatable(new, after, ID))
+        plan = steps.mig_relabel(
+            change,
+            after,
+            new_label,
+            ID,
+            lambda batch: steps.allocatable(new, batch, ID),
+            batched=steps.pods_fit_either_layout(change, before, after),
+        )
         yield Outcome(
             Finding(
                 ID,

@@ -38,13 +38,14 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         ),
     ]
     plan += [
-        steps.drain(
+        step
+        for pool in drained
+        for step in steps.drain(
             pool,
             "pods asking for the old resource names must be gone before the names change (their replacements "
             "would ask for names no node advertises any more)",
             ID,
         )
-        for pool in drained
     ]
     plan.append(steps.operator(change, f"mig.strategy {old.mig_strategy} -> {new.mig_strategy}", ID))
     plan.append(

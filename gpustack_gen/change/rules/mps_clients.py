@@ -36,7 +36,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     if not pools or not causes:
         return
     reason = "the MPS control daemon restarts here and ends the MPS server its pods use: stop them first"
-    plan: list[Step] = [steps.drain(pool, reason, ID) for pool in pools]
+    plan: list[Step] = [step for pool in pools for step in steps.drain(pool, reason, ID)]
     now = {**change.new_pools, **{before.name: after for before, after in change.renamed_pools}}
     plan += [steps.uncordon(now[pool.name], ID) for pool in pools if pool.name in now]
     names = ", ".join(pool.name for pool in pools)

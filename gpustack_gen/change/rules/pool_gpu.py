@@ -28,7 +28,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         if before.nodes > 0:
             plan += [
                 # By the new selector: a new selector's labels are on the old nodes first (node-selector).
-                steps.drain(after, f"the pool's {before.gpu.id} nodes leave: evict their pods first", ID),
+                *steps.drain(after, f"the pool's {before.gpu.id} nodes leave: evict their pods first", ID),
                 Step(
                     Action.WAIT,
                     commands.wait_nodes_gone(after, cordoned_only=True),

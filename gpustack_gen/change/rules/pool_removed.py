@@ -20,13 +20,11 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
             continue
         plan: list[Step] = []
         if pool.nodes > 0:
-            plan.append(
-                steps.drain(
-                    pool,
-                    "evict the pods left on the pool's nodes (the workloads that move have moved by now)",
-                    ID,
-                    Phase.RETIRE_NODES,
-                )
+            plan += steps.drain(
+                pool,
+                "evict the pods left on the pool's nodes (the workloads that move have moved by now)",
+                ID,
+                Phase.RETIRE_NODES,
             )
             plan.append(
                 Step(

@@ -66,7 +66,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         ]
         mps = after.sharing.strategy == "mps" and after.nodes > 0
         if mps:  # the sidecar's SIGHUP on the new key makes the MPS daemon quit its server
-            plan.append(steps.drain(after, "the relabel restarts the MPS daemon, which ends its clients", ID))
+            plan += steps.drain(after, "the relabel restarts the MPS daemon, which ends its clients", ID)
         if after.nodes > 0:
             plan += [
                 steps.label_nodes(

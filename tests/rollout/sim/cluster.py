@@ -84,6 +84,8 @@ class WorkloadPod:
     requests: dict[str, int]
     selector: dict[str, str]
     node: str | None = None
+    controller: bool = True  # False: a bare pod (a notebook started by hand), nothing recreates it
+    empty_dir: bool = False
 
 
 @dataclass
@@ -124,6 +126,7 @@ class Cluster:
         self.hashes: dict[str, Any] = {}
         self.nodes: dict[str, Node] = {}
         self.pods: list[WorkloadPod] = []
+        self.pdbs: dict[str, int] = {}  # workload -> minAvailable of its PodDisruptionBudget
         self.log: list[str] = []
 
     # --- API objects --------------------------------------------------------------------------
@@ -541,6 +544,9 @@ class Cluster:
         if before.get(MIG_LABEL) != node.labels.get(MIG_LABEL) and self.spec is not None:
             self.on_mig_label(node)
         self.hami_sync(node)
+
+    def pods_on(self, node: str) -> list[WorkloadPod]:
+        return [pod for pod in self.pods if pod.node == node]
 
     def evict(self, node: Node) -> None:
         for pod in self.pods:

@@ -14,8 +14,9 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from . import helm
+from . import drain, helm, listing
 from .cluster import Cluster, SimulationError, WorkloadPod
+from .listing import expand, selector_matches
 
 _DURATION = re.compile(r"^(\d+)([smh])$")
 HAMI_WORKLOADS = ("daemonset/hami-device-plugin", "deployment/hami-scheduler")
@@ -34,21 +35,6 @@ def load_documents(path: Path) -> list[dict[str, Any]]:
     return [doc for doc in YAML(typ="safe", pure=True).load_all(path.read_text(encoding="utf-8")) if doc]
 
 
-def selector_matches(selector: str, labels: dict[str, str]) -> bool:
-    for term in selector.split(","):
-        if "!=" in term:
-            key, value = term.split("!=", 1)
-            if labels.get(key) == value:
-                return False
-        elif "=" in term:
-            key, value = term.split("=", 1)
-            if labels.get(key) != value:
-                return False
-        elif labels.get(term) is None:
-            return False
-    return True
-
-
 class Shell:
     def __init__(self, cluster: Cluster, cwd: Path) -> None:
         self.cluster = cluster
@@ -59,20 +45,30 @@ class Shell:
 
     def run(self, line: str) -> None:
         for command in line.split(" && "):
-            self._run(shlex.split(command))
+            self._run(shlex.split(expand(command, self.capture)))
         self.cluster.settle()
 
     def check(self, line: str) -> None:
         """A step's verify: waits and diffs must pass; listings are shown to a person, not checked."""
         for command in line.split(" && "):
-            words = shlex.split(command)
+            words = shlex.split(expand(command, self.capture))
             if words[:2] in (["kubectl", "wait"], ["kubectl", "rollout"], ["kubectl", "diff"]):
                 self._run(words)
             elif words[:2] == ["test", "-z"]:
-                self._test_empty(words[2])
+                if words[2]:
+                    raise SimulationError(f"test -z: the check lists {words[2].strip()!r}")
             elif words[:2] == ["kubectl", "exec"]:
                 self._exec(words)
         self.cluster.settle()
+
+    def capture(self, command: str) -> str:
+        """A command substitution's stdout: ``A || echo X`` gives X when A fails; a failure alone gives nothing."""
+        first, _, alternative = command.partition(" || ")
+        try:
+            return listing.output(self.cluster, shlex.split(first))
+        except SimulationError:
+            words = shlex.split(alternative)
+            return " ".join(words[1:]) if words[:1] == ["echo"] else ""
 
     # --- dispatch -------------------------------------------------------------------------------
 
@@ -90,9 +86,7 @@ class Shell:
         elif head == ["kubectl", "label"]:
             self._label(words)
         elif head == ["kubectl", "drain"]:
-            for node in self._nodes(self._option(words, "--selector")):
-                node.unschedulable = True
-                self.cluster.evict(node)
+            self._drain(words)
         elif head == ["kubectl", "uncordon"]:
             for node in self._nodes(self._option(words, "--selector")):
                 self._check_not_reconfiguring(node.name)
@@ -143,6 +137,23 @@ class Shell:
 
     # --- kubectl --------------------------------------------------------------------------------
 
+    def _drain(self, words: list[str]) -> None:
+        timeout = seconds(self._option(words, "--timeout")) if any(w.startswith("--timeout") for w in words) else 0
+        dry_run = "--dry-run=client" in words
+        if any(w.startswith("--dry-run") for w in words) and not dry_run:
+            raise SimulationError(f"the model runs only --dry-run=client: {' '.join(words)}")
+        flags = drain.DrainFlags(
+            force="--force" in words,
+            delete_emptydir="--delete-emptydir-data" in words,
+            ignore_daemonsets="--ignore-daemonsets" in words,
+            timeout=timeout,
+            dry_run=dry_run,
+        )
+        nodes = self._nodes(self._option(words, "--selector"))
+        if not nodes:
+            raise SimulationError("error: No resources found")
+        drain.drain(self.cluster, nodes, flags)
+
     def _kustomization(self, folder: str) -> list[dict[str, Any]]:
         root = self.cwd / folder
         (kustomization,) = load_documents(root / "kustomization.yaml")
@@ -183,8 +194,11 @@ class Shell:
             self.cluster.configmaps.pop(name, None)
 
     def _label(self, words: list[str]) -> None:
-        selector = self._option(words, "--selector")
+        """``kubectl label nodes --selector S ...`` or ``kubectl label nodes NAME... ...`` (a word without ``=``
+        or a trailing ``-`` is a name)."""
+        selector = self._option(words, "--selector") if "--selector" in words else None
         changes: dict[str, str | None] = {}
+        names: list[str] = []
         for word in words[3:]:
             if word.startswith("--"):
                 continue
@@ -192,10 +206,19 @@ class Shell:
                 continue
             if word.endswith("-") and "=" not in word:
                 changes[word[:-1]] = None
-            else:
+            elif "=" in word:
                 key, value = word.split("=", 1)
                 changes[key] = value
-        for node in self._nodes(selector):
+            else:
+                names.append(word)
+        if selector is None and not names:
+            raise SimulationError("error: resource(s) were provided, but no name was specified")
+        if selector is None:
+            missing = [name for name in names if name not in self.cluster.nodes]
+            if missing:
+                raise SimulationError(f'Error from server (NotFound): nodes "{missing[0]}" not found')
+        targets = self._nodes(selector) if selector is not None else [self.cluster.nodes[name] for name in names]
+        for node in targets:
             for key, value in changes.items():
                 if (
                     value is not None
@@ -326,16 +349,6 @@ class Shell:
                 raise SimulationError(f"nvidia-mig-parted assert: no config {config} in the mounted file")
             return
         raise SimulationError(f"the model cannot exec {' '.join(command)!r}")
-
-    def _test_empty(self, substitution: str) -> None:
-        """``test -z "$(kubectl get nodes --selector S -o name)"``: fails while a node matches S."""
-        match = re.fullmatch(r"\$\((.*) \|\| echo kubectl failed\)", substitution)
-        words = shlex.split(match.group(1)) if match else []
-        if words[:3] != ["kubectl", "get", "nodes"] or self._option(words, "-o") != "name":
-            raise SimulationError(f"the model cannot test {substitution!r}")
-        found = self._nodes(self._option(words, "--selector"))
-        if found:
-            raise SimulationError(f"nodes still carry {self._option(words, '--selector')}: {[n.name for n in found]}")
 
     # --- helm -----------------------------------------------------------------------------------
 

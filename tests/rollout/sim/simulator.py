@@ -30,7 +30,7 @@ from gpustack_gen.change import Action, Step, analyse
 from gpustack_gen.change.commands import Paths
 from gpustack_gen.model import Fleet
 
-from . import helm
+from . import extras, helm
 from .cluster import (
     DP_LABEL,
     MIG_LABEL,
@@ -54,7 +54,17 @@ class Report:
 
 
 class Simulation:
-    def __init__(self, upstream: Path, workdir: Path, old: Fleet, new: Fleet, cluster: str) -> None:
+    def __init__(
+        self,
+        upstream: Path,
+        workdir: Path,
+        old: Fleet,
+        new: Fleet,
+        cluster: str,
+        extras: dict[str, Any] | None = None,
+    ) -> None:
+        """``extras``: what the cluster runs beyond the fleet (:mod:`.extras`)."""
+        self.extras = extras or {}
         self.upstream = upstream
         self.workdir = workdir
         self.name = cluster
@@ -128,6 +138,7 @@ class Simulation:
             self._step(step, both=set())
         self.cluster.advance(600)
         self._check_end("old-rendered", self.old)
+        extras.add(self.cluster, self.extras, {p.name: dict(p.node_selector) for p in self.old.pools})
 
     # --- running a plan -------------------------------------------------------------------------
 

@@ -1,0 +1,96 @@
+"""What the plan's command substitutions print: ``kubectl get`` of nodes and pods, and ``$(...)`` expansion.
+
+* Label selectors: ``k=v``, ``k!=v``, ``k`` (exists) and ``!k`` (absent), comma-separated terms all holding
+  (``kubernetes/apimachinery@v0.29.0 pkg/labels/selector.go`` Parse).
+* ``-o name`` prints ``node/N`` per line; ``-o jsonpath=`` as client-go's jsonpath: ``{.items[i]...}`` fails on
+  an index out of range (``util/jsonpath/jsonpath.go`` evalArray: "array index out of bounds"), a slice
+  ``[a:b]`` is clamped, several results are joined by spaces.
+* ``--field-selector spec.nodeName=N`` lists the pods bound to N (``spec.nodeName=`` the unbound ones).
+* Bash: ``$(...)`` is replaced by the command's stdout; unquoted, it splits into words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .cluster import Cluster, SimulationError
+
+_ITEMS = re.compile(r"^jsonpath=\{\.items\[(\d+)(?::(\d+))?\]\.metadata\.name\}$")
+_NOT_DAEMONSET = 'jsonpath={range .items[?(@.metadata.ownerReferences[0].kind!="DaemonSet")]}'
+
+
+def selector_matches(selector: str, labels: dict[str, str]) -> bool:
+    for term in selector.split(","):
+        if "!=" in term:
+            key, value = term.split("!=", 1)
+            if labels.get(key) == value:
+                return False
+        elif term.startswith("!"):
+            if term[1:] in labels:
+                return False
+        elif "=" in term:
+            key, value = term.split("=", 1)
+            if labels.get(key) != value:
+                return False
+        elif labels.get(term) is None:
+            return False
+    return True
+
+
+def expand(text: str, capture: Callable[[str], str]) -> str:
+    """Replace each ``$(...)`` (innermost first) by ``capture`` of its command; single quotes are skipped while
+    looking for the closing parenthesis (a jsonpath filter has its own)."""
+    start = text.find("$(")
+    if start < 0:
+        return text
+    depth, index = 1, start + 2
+    while depth:
+        if index >= len(text):
+            raise SimulationError(f"unbalanced $( in {text!r}")
+        if text[index] == "'":
+            index = text.index("'", index + 1)
+        elif text.startswith("$(", index):
+            depth += 1
+            index += 1
+        elif text[index] == ")":
+            depth -= 1
+        index += 1
+    inner = expand(text[start + 2 : index - 1], capture)
+    return text[:start] + capture(inner) + expand(text[index:], capture)
+
+
+def _option(words: list[str], name: str) -> str | None:
+    for index, word in enumerate(words):
+        if word == name:
+            return words[index + 1]
+        if word.startswith(name + "="):
+            return word.split("=", 1)[1]
+    return None
+
+
+def output(cluster: Cluster, words: list[str]) -> str:
+    if words[:3] == ["kubectl", "get", "nodes"]:
+        selector = _option(words, "--selector") or ""
+        names = sorted(n.name for n in cluster.nodes.values() if selector_matches(selector, n.labels))
+        form = _option(words, "-o")
+        if form == "name":
+            return "".join(f"node/{name}\n" for name in names)
+        match = _ITEMS.match(form or "")
+        if match is None:
+            raise SimulationError(f"the model cannot print nodes as {form!r}")
+        first = int(match.group(1))
+        if match.group(2) is None:
+            if first >= len(names):
+                raise SimulationError("error: error executing jsonpath: array index out of bounds")
+            return names[first]
+        return " ".join(names[first : int(match.group(2))])
+    if words[:3] == ["kubectl", "get", "pods"]:
+        field = _option(words, "--field-selector") or ""
+        form = _option(words, "-o") or ""
+        if not field.startswith("spec.nodeName=") or not form.startswith(_NOT_DAEMONSET):
+            raise SimulationError(f"the model cannot list pods as {' '.join(words)!r}")
+        node = field.removeprefix("spec.nodeName=") or None
+        # The model's pods are the workloads' and bare ones; the operands (DaemonSets) are not pods in it.
+        return " ".join(pod.workload for pod in cluster.pods if pod.node == node)
+    raise SimulationError(f"the model cannot print {' '.join(words)!r}")
