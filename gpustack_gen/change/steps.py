@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Callable
 
 from ..compile.artifact import MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
+from ..compile.node_groups import node_group_file
 from ..compile.releases import ChartRelease
 from ..model.fleet import Cluster, Drain, Pool, Workload
 from . import commands
@@ -273,12 +274,21 @@ def _batching(pool: Pool, size: int) -> str:
     )
 
 
-def mark_pool(pool: Pool, rule: str, phase: Phase) -> Step:
+def node_group_template(change: ClusterChange, pool: Pool) -> str:
+    """`` rendered/prod/node-groups/t4.karpenter.yaml``: the pool's node-group file render wrote, when the cluster
+    names its provider (``nodeGroups``; its header says what changing it does to running nodes), else ""."""
+    _, new = change.both
+    path = node_group_file(new, pool)
+    return "" if path is None else " " + change.paths.rendered_file(new, path)
+
+
+def mark_pool(change: ClusterChange, pool: Pool, rule: str, phase: Phase) -> Step:
     return _rollout_mark(
         pool,
         commands.mark_pool(pool),
         f"mark the pool's nodes {commands.ROLLOUT_LABEL}={commands.PENDING}: the rollout changes these and no "
-        "other; a node an autoscaler adds meanwhile comes from the node group template (update it first)",
+        f"other; a node an autoscaler adds meanwhile comes from the node group template{node_group_template(change, pool)} "
+        "(update it first)",
         rule,
         phase,
     )
@@ -316,7 +326,7 @@ def mig_relabel(
     plan += [
         mig_sync(new, config, rule, pool.name),
         drain_preflight(pool, rule, phases[0]),
-        mark_pool(pool, rule, phases[0]),
+        mark_pool(change, pool, rule, phases[0]),
     ]
     cuts = batches(pool) if batched else [(batches(dataclasses.replace(pool, drain=_whole(pool)))[0][0], pool.nodes)]
     for batch, size in cuts:
@@ -329,7 +339,7 @@ def mig_relabel(
                     batch,
                     config,
                     f"clear the old state and set nvidia.com/mig.config={config} on the marked nodes: the mig-manager "
-                    "acts only on a changed value; also set it in the pool's node group template",
+                    f"acts only on a changed value; also set it in the pool's node group template{node_group_template(change, pool)}",
                     rule,
                 ),
                 phase=phases[1],
