@@ -378,7 +378,7 @@ def diff(sides: tuple[str, ...], base_ref: str | None, output_format: str, exit_
 @_change_arguments(
     "Plan from FLEET as committed at git REF to the working file.",
     _PLAN_FORMATS,
-    "text (a runbook), markdown (a PR comment), json (stable, documented in the README).",
+    "text (a runbook), markdown (a PR comment), json (stable: docs/commands/plan.md).",
 )
 @click.option(
     "--rendered",
@@ -467,7 +467,7 @@ def verify(
 
     \b
     gpustack-gen verify fleet.yaml --cluster prod                 # the current kubeconfig context
-    gpustack-gen verify fleet.yaml --cluster prod --from state/   # kubectl output (see the README)
+    gpustack-gen verify fleet.yaml --cluster prod --from state/   # kubectl output (docs/reference/verify-inputs.md)
     """
     from .verify import read_state_dir, verify_cluster
     from .verify.report import VERIFY_REPORTS, ReportContext

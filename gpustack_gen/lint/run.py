@@ -1,6 +1,6 @@
 """``gpustack-gen lint``: read YAML files, detect each document's kind, and run the rules on it.
 
-Decisions, also in the README:
+Decisions, also in docs/lint-and-import.md:
 
 - Findings are :class:`~gpustack_gen.errors.Problem` objects with a severity. Errors are things upstream
   rejects, ignores silently, or that break scheduling; warnings are legal settings with a known trap.

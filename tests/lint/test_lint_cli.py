@@ -175,8 +175,8 @@ def test_rendered_examples_lint_clean(cluster: Path) -> None:
     assert kinds & {"device-plugin-configmap", "mig-parted-configmap"}
 
 
-def test_readme_lint_example_is_real_output() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_docs_lint_example_is_real_output() -> None:
+    readme = (ROOT / "docs" / "lint-and-import.md").read_text(encoding="utf-8")
     marker = "$ gpustack-gen lint time-slicing.yaml\n"
     shown = readme[readme.index(marker) + len(marker) :].split("```", 1)[0]
     result = _run("time-slicing.yaml", cwd=Path(__file__).parent / "readme")

@@ -1,4 +1,4 @@
-"""The plans the README shows ("Changing a running cluster") are real output, and they pass the model."""
+"""The plans the plan page shows (docs/commands/plan.md) are real output, and they pass the model."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from gpustack_gen.plan import plan_fleets
 from gpustack_gen.plan.report import ReportContext, render_text
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+PAGE = (ROOT / "docs" / "commands" / "plan.md").read_text(encoding="utf-8")
 EXAMPLE = (ROOT / "examples" / "fleet.yaml").read_text(encoding="utf-8")
 OLD_LAYOUT = '{"3g.20gb": 1, "2g.10gb": 1, "1g.5gb": 2}'
 CHANGES = {
@@ -28,7 +28,7 @@ CHANGES = {
         ),
     ],
 }
-SHOWN = re.findall(r"\$ gpustack-gen plan --base origin/main examples/fleet.yaml\n(.*?)\n```", README, re.S)
+SHOWN = re.findall(r"\$ gpustack-gen plan --base origin/main examples/fleet.yaml\n(.*?)\n```", PAGE, re.S)
 
 
 def _edited(cluster: str) -> str:

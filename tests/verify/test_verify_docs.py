@@ -1,4 +1,4 @@
-"""The README's "Checking a running cluster": its kubectl commands are the ones verify reads, its output is real,
+"""The verify page (docs/commands/verify.md): its kubectl commands are the ones verify reads, its output is real,
 for the GPU Operator's prod, HAMi's stage and the DRA driver's train."""
 
 from __future__ import annotations
@@ -18,9 +18,7 @@ from verify_helpers import DATA, EXAMPLE, ROOT, cluster, copy_state
 from gpustack_gen.cli import main
 from gpustack_gen.verify import state_parts
 
-SECTION = (
-    (ROOT / "README.md").read_text(encoding="utf-8").split("## Checking a running cluster\n", 1)[1].split("\n## ", 1)[0]
-)
+SECTION = (ROOT / "docs" / "commands" / "verify.md").read_text(encoding="utf-8").split("\n## Reference\n", 1)[0]
 COMMANDS = [block.splitlines() for block in re.findall(r"```sh\n(.*?)```", SECTION, re.S)]
 SHOWN = re.findall(r"```text\n\$ (gpustack-gen verify .*?)\n(.*?)```", SECTION, re.S)
 
