@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from golden import assert_shown
 from ruamel.yaml import YAML
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -29,14 +30,15 @@ def test_error_example_is_real_output() -> None:
         check=False,
     )
     assert result.returncode == 2
-    assert result.stderr.replace(fleet.name, "fleet.yaml") == shown.group(1)
+    assert_shown(shown.group(1), result.stderr.replace(fleet.name, "fleet.yaml"), DOCS / "reference" / "errors.md")
 
 
 def test_diff_example_is_real_output() -> None:
     shown = re.search(r"```text\n(gpustack-gen diff: .*?)\n```", _page("commands/diff.md"), re.S)
     assert shown is not None
     golden = (ROOT / "tests" / "diff" / "golden" / "example.txt").read_text(encoding="utf-8")
-    assert golden.startswith(shown.group(1) + "\n")
+    lines = len(shown.group(1).splitlines())  # the page shows the golden's first lines
+    assert_shown(shown.group(1), "\n".join(golden.splitlines()[:lines]), DOCS / "commands" / "diff.md")
 
 
 def test_fleet_file_example_loads_and_every_sharing_entry_is_used() -> None:
@@ -87,7 +89,8 @@ def test_hami_page_shows_the_real_plan() -> None:
     new = load_fleet(ROOT / "examples" / "hami" / "fleet.yaml", name="examples/hami/fleet.yaml")
     real = render_text(plan_fleets(old, new, rendered="rendered"))
     assert shown.group(1).startswith("stage: ")
-    assert "\n" + shown.group(1) + "\n" in real
+    (stage,) = [section for section in real.split("\n\n") if section.startswith("stage: ")]
+    assert_shown(shown.group(1), stage + "\n", DOCS / "backends" / "hami.md")
 
 
 def test_hami_page_has_the_trade_off_table() -> None:

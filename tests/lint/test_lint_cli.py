@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from golden import assert_shown
 
 from gpustack_gen.lint import default_options, detect, format_report, lint_files, lint_text
 from gpustack_gen.versions import get_operator_version
@@ -176,9 +177,10 @@ def test_rendered_examples_lint_clean(cluster: Path) -> None:
 
 
 def test_docs_lint_example_is_real_output() -> None:
-    readme = (ROOT / "docs" / "lint-and-import.md").read_text(encoding="utf-8")
+    page = ROOT / "docs" / "lint-and-import.md"
+    readme = page.read_text(encoding="utf-8")
     marker = "$ gpustack-gen lint time-slicing.yaml\n"
     shown = readme[readme.index(marker) + len(marker) :].split("```", 1)[0]
     result = _run("time-slicing.yaml", cwd=Path(__file__).parent / "readme")
     assert result.returncode == 1
-    assert result.stdout == shown
+    assert_shown(shown, result.stdout, page)
