@@ -32,7 +32,7 @@ def _module(rule: object) -> str:
 
 def _rule_page(rule_id: str, level: str, module: str, cases: list[str]) -> str:
     doc = sys.modules[module].__doc__ or ""
-    summary, _, body = _markdown(doc).partition("\n")
+    summary, _, body = markdown(doc).partition("\n")
     source = module.replace(".", "/") + ".py"
     lines = [f"# {rule_id}", "", NOTE.format(source=source), f"**Level:** `{level}` · **Rule module:** `{source}`", ""]
     lines += [summary, "", body.strip(), ""] if body.strip() else [summary, ""]
@@ -63,7 +63,7 @@ def _index() -> str:
         "|---|---|---|",
     ]
     for rule in RULES:
-        summary = _markdown(sys.modules[_module(rule)].__doc__ or "").partition("\n")[0]
+        summary = markdown(sys.modules[_module(rule)].__doc__ or "").partition("\n")[0]
         cell = summary.replace("|", "\\|")
         lines.append(f"| [{rule.ID}]({rule.ID}.md) | `{rule.LEVEL}` | {cell} |")
     return "\n".join(lines) + "\n"
@@ -79,7 +79,7 @@ def _cases_by_rule(cases: Path) -> dict[str, list[str]]:
     return found
 
 
-def _markdown(docstring: str) -> str:
+def markdown(docstring: str) -> str:
     """reStructuredText's inline roles and double backticks as Markdown code."""
     text = _ROLE.sub(lambda match: f"`{match.group(1).rsplit('.', 1)[-1]}`", docstring.strip())
     return text.replace("``", "`")

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 _DIFF_FORMATS = ("text", "markdown", "json", "github")
 _PLAN_FORMATS = ("text", "markdown", "json")
 _VERIFY_FORMATS = ("text", "json", "markdown", "github")
+_LINT_FORMATS = ("text", "json", "github")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -573,7 +574,7 @@ def init(
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json", "github"]),
+    type=click.Choice(_LINT_FORMATS),
     default="text",
     show_default=True,
     help="text: file:line:col lines; json: one object; github: workflow annotations.",

@@ -17,6 +17,7 @@ from golden import assert_golden
 from docsgen.changes import change_pages
 from docsgen.examples import RUN, SHELL_OR_PYTHON, blocks, run_page, scratch_env
 from docsgen.fields import render_fields
+from docsgen.lint_rules import render_lint_rules
 from docsgen.verify_inputs import render_verify_inputs
 from gpustack_gen.cli import main
 from gpustack_gen.compile.backends import BACKENDS
@@ -34,6 +35,10 @@ def _name(page: Path) -> str:
 
 def test_field_reference_is_current() -> None:
     assert_golden(render_fields(), DOCS / "reference" / "fields.md")
+
+
+def test_lint_rules_page_is_current() -> None:
+    assert_golden(render_lint_rules(), DOCS / "reference" / "lint-rules.md")
 
 
 def test_verify_inputs_page_is_current() -> None:

@@ -39,6 +39,7 @@ REGISTRIES = (
     "gpustack_gen/verify/backends/__init__.py",
     "gpustack_gen/verify/checks/__init__.py",
     "gpustack_gen/change/rules/__init__.py",
+    "gpustack_gen/lint/rules/__init__.py",
 )
 
 
