@@ -1,8 +1,9 @@
 """ "Did you mean": the valid choices closest to what was written, found one way everywhere.
 
 Case is ignored (``Tesla-t4`` finds ``tesla-t4`` first), then difflib ranks the rest by similarity with one
-cutoff, difflib's own default of 0.6: low enough for a swapped or missing letter in a short name
-(``t5`` -> ``t4``), high enough that unrelated names are not offered.
+cutoff, difflib's own default of 0.6: a swapped or missing letter is found (``nodepols`` -> ``nodePools``),
+unrelated names are not offered, and a two-letter name one letter off (``t5`` for ``t4``, ratio 0.5) is
+left to the hint that lists the choices.
 """
 
 from __future__ import annotations
