@@ -31,8 +31,8 @@ INTRO = """# verify --from files
 `gpustack-gen verify FLEET --cluster NAME --from DIR` reads the cluster from files instead of the API, for a
 cluster you cannot reach from where you run it. Each file is what `kubectl get ... -o json` writes: a `List`
 (or a single object) of the kinds below, in any API version the cluster serves (`resource.k8s.io` `v1beta1`,
-`v1beta2` and `v1` read alike). YAML (`-o yaml`) is read as well. Every file is optional: a missing one skips
-the checks that need it, and the report says which. An object of another kind, or a file that is not JSON or
+`v1beta2` and `v1` read alike). YAML (`-o yaml`) is read as well. Every file is optional, but one must be there:
+a missing one skips the checks that need it, and the report says which. An object of another kind, or a file that is not JSON or
 YAML, is an error at its line (exit 2).
 
 Run the commands in the folder you pass to `--from`. The files every cluster has come first, then those its
