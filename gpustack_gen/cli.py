@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 _DIFF_FORMATS = ("text", "markdown", "json", "github")
 _PLAN_FORMATS = ("text", "markdown", "json")
 _VERIFY_FORMATS = ("text", "json", "markdown", "github")
+_LINT_FORMATS = ("text", "json", "github")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -378,7 +379,7 @@ def diff(sides: tuple[str, ...], base_ref: str | None, output_format: str, exit_
 @_change_arguments(
     "Plan from FLEET as committed at git REF to the working file.",
     _PLAN_FORMATS,
-    "text (a runbook), markdown (a PR comment), json (stable, documented in the README).",
+    "text (a runbook), markdown (a PR comment), json (stable: docs/commands/plan.md).",
 )
 @click.option(
     "--rendered",
@@ -467,7 +468,7 @@ def verify(
 
     \b
     gpustack-gen verify fleet.yaml --cluster prod                 # the current kubeconfig context
-    gpustack-gen verify fleet.yaml --cluster prod --from state/   # kubectl output (see the README)
+    gpustack-gen verify fleet.yaml --cluster prod --from state/   # kubectl output (docs/reference/verify-inputs.md)
     """
     from .verify import read_state_dir, verify_cluster
     from .verify.report import VERIFY_REPORTS, ReportContext
@@ -573,7 +574,7 @@ def init(
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json", "github"]),
+    type=click.Choice(_LINT_FORMATS),
     default="text",
     show_default=True,
     help="text: file:line:col lines; json: one object; github: workflow annotations.",

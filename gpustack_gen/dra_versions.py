@@ -101,10 +101,10 @@ class UnknownDraVersion(ValueError):
     """A DRA driver chart version gpustack-gen has no facts for; ``hint`` names the known ones."""
 
     def __init__(self, text: str) -> None:
-        import difflib
+        from .suggest import suggest
 
         super().__init__(f"unknown DRA driver chart version {text!r}; known: {', '.join(dra_version_names())}")
-        close = difflib.get_close_matches(text.removeprefix("v"), dra_version_names(), n=2)
+        close = suggest(text.removeprefix("v"), dra_version_names(), n=2)
         self.hint = (
             f"did you mean {' or '.join(close)}?"
             if close

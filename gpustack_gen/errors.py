@@ -36,6 +36,7 @@ class Problem:
     message: str
     hint: str = ""
     severity: Severity = field(default=Severity.ERROR, compare=False)
+    rule: str = field(default="", compare=False)  # the lint rule that found it; "" elsewhere
 
     def format(self) -> str:
         """``file:line:col: path: message (hint)``: the form editors and CI annotations understand."""

@@ -142,10 +142,10 @@ class UnknownOperatorVersion(ValueError):
     """A GPU Operator version gpustack-gen has no facts for; ``hint`` suggests the closest known ones."""
 
     def __init__(self, text: str) -> None:
-        import difflib
+        from .suggest import suggest
 
         super().__init__(f"unknown GPU Operator version {text!r}; known: {', '.join(operator_version_names())}")
-        close = difflib.get_close_matches(text if text.startswith("v") else f"v{text}", operator_version_names(), n=2)
+        close = suggest(text if text.startswith("v") else f"v{text}", operator_version_names(), n=2)
         self.hint = f"did you mean {' or '.join(close)}?" if close else "`gpustack-gen versions` lists them"
 
 

@@ -23,3 +23,16 @@ def assert_golden(actual: str, path: Path) -> None:
             )
         )
         raise AssertionError(f"{path} differs (check it, then UPDATE_GOLDEN=1 rewrites it):\n{diff}")
+
+
+def assert_shown(shown: str, actual: str, page: Path) -> None:
+    """What ``page`` shows (``shown``, quoted verbatim from it) is ``actual``; ``UPDATE_GOLDEN=1`` rewrites it there."""
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        text = page.read_text(encoding="utf-8")
+        assert shown in text, f"{page} does not hold the text the test read from it"
+        if shown != actual:
+            page.write_text(text.replace(shown, actual, 1), encoding="utf-8")
+        return
+    if actual != shown:
+        diff = "".join(difflib.unified_diff(shown.splitlines(True), actual.splitlines(True), str(page), "actual"))
+        raise AssertionError(f"{page} shows something else (check it, then UPDATE_GOLDEN=1 rewrites it):\n{diff}")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from gpustack_gen.catalog.gpus import GPUS
 from gpustack_gen.catalog.models import GpuModel, is_media_profile
+from gpustack_gen.suggest import CUTOFF, similarity, suggest
 
 # The node label GPU feature discovery sets to a GPU's product name; catalog models list theirs.
 PRODUCT_LABEL = "nvidia.com/gpu.product"
@@ -64,7 +64,7 @@ def suggest_gpus(name: str, limit: int = 3) -> list[str]:
     # A family name such as "h100" or "t4" is too short for difflib against "nvidia-h100-nvl", so ids and
     # labels that contain it as whole dash-separated parts come first.
     contains = [key for key in _INDEX if query and f"-{query}-" in f"-{key}-"]
-    matches = difflib.get_close_matches(query, list(_INDEX), n=len(_INDEX))
+    matches = suggest(query, _INDEX, n=len(_INDEX))
     ids: list[str] = []
     for key in contains + matches:
         gpu_id = _INDEX[key].id
@@ -86,10 +86,7 @@ def suggest_profiles(gpu: GpuModel, name: str, limit: int = 3) -> list[str]:
     ranked: list[tuple[bool, bool, float, str]] = []
     for profile in gpu.profiles:
         same_compute = compute is not None and int(compute.group(1)) == profile.compute_slices
-        ratio = max(
-            difflib.SequenceMatcher(None, wanted, form).ratio()
-            for form in (profile.name, profile.name.replace("+", "."))
-        )
-        if same_compute or ratio >= 0.6:
+        ratio = max(similarity(wanted, form) for form in (profile.name, profile.name.replace("+", ".")))
+        if same_compute or ratio >= CUTOFF:
             ranked.append((not same_compute, profile.has_media_extensions != wants_media, -ratio, profile.name))
     return [profile_name for *_, profile_name in sorted(ranked)[:limit]]

@@ -16,7 +16,7 @@ backend is the model's (:mod:`gpustack_gen.model.backends`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol
 
 from . import dra, gpu_operator, hami
 
@@ -50,8 +50,11 @@ class BackendCompilers(Protocol):
     def plugin_daemonset(self, cluster: Cluster) -> tuple[str, str]: ...
 
 
+# Each module is assigned to the protocol itself, so mypy checks its names and signatures against it.
 BACKENDS: Mapping[str, BackendCompilers] = {
-    module.NAME: cast(BackendCompilers, module) for module in (gpu_operator, hami, dra)
+    gpu_operator.NAME: gpu_operator,
+    hami.NAME: hami,
+    dra.NAME: dra,
 }
 
 

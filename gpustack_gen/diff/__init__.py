@@ -19,18 +19,26 @@ from typing import TYPE_CHECKING
 
 from ..change.capacity import CapacityChange
 from ..change.model import Finding, Level
-from .inputs import Side, fleet_at_ref, read_at_ref, read_rendered, read_side, read_sides
+from ..change.sides import (
+    DiffInputError,
+    DiffUsageError,
+    Side,
+    SourceFile,
+    fleet_at_ref,
+    read_at_ref,
+    read_rendered,
+    read_side,
+    read_sides,
+)
 from .result import (
     Change,
     ClusterDiff,
-    DiffInputError,
     DiffResult,
-    DiffUsageError,
     DocumentDiff,
     FileDiff,
     Status,
 )
-from .structural import SourceFile, diff_files
+from .structural import diff_files
 
 if TYPE_CHECKING:
     from ..model.fleet import Fleet

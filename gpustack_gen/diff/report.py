@@ -62,7 +62,6 @@ Paths: map keys are joined with dots, keys holding other characters are quoted
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -70,6 +69,7 @@ from typing import Any
 from ..change.model import Finding, Level
 from ..emit.annotations import workflow_command
 from ..emit.markdown import markdown_escape
+from ..formatting import format_value
 from .result import Change, ClusterDiff, DiffResult, FileDiff, Status
 
 NO_CHANGES = "no changes"
@@ -86,15 +86,6 @@ class ReportContext:
 
 _LEVEL_COLORS = {Level.NONE: "green", Level.RESTART: "yellow", Level.DISRUPTIVE: "red", Level.ERROR: "red"}
 _STATUS_MARKS = {Status.ADDED: ("+", "green"), Status.REMOVED: ("-", "red"), Status.CHANGED: ("~", "yellow")}
-_PLAIN = re.compile(r"[A-Za-z0-9_./:@%+=-][A-Za-z0-9_./:@%+=, -]*\Z")
-_NOT_STRINGS = re.compile(r"(?i)(true|false|yes|no|on|off|null|~|[-+]?[0-9][0-9._:eE+-]*)\Z")
-
-
-def format_value(value: Any) -> str:
-    """A compact one-line form: plain strings as is, everything else as JSON."""
-    if isinstance(value, str) and _PLAIN.match(value) and not _NOT_STRINGS.match(value) and value.strip() == value:
-        return value
-    return json.dumps(value, separators=(", ", ": "), ensure_ascii=False)
 
 
 def format_change(change: Change) -> str:
@@ -226,7 +217,7 @@ _LEVEL_ICONS = {"none": "🟢", "restart": "🟡", "disruptive": "🟠", "error"
 
 def render_markdown(result: DiffResult, context: ReportContext = ReportContext(), template: str = "diff.md.j2") -> str:
     """The pull-request comment: a summary table, then each cluster's details folded."""
-    from .templates import environment
+    from ..templates import environment
 
     env = environment()
     env.filters["md"] = markdown_escape

@@ -15,33 +15,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from ..change.sides import DiffInputError, SourceFile
 from ..compile.artifact import EmbeddedYaml
 from ..yamlio.load import load_data
-from .result import Change, ClusterDiff, DiffInputError, DocumentDiff, FileDiff, Status
+from .result import Change, ClusterDiff, DocumentDiff, FileDiff, Status
 
 _SIMPLE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
 _SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class SourceFile:
-    """One generated file of a side: from a render (documents known) or read from disk (parsed on demand)."""
-
-    path: str  # "<cluster>/<file>"
-    kind: str
-    text: str
-    documents: tuple[dict[str, Any], ...] | None = None
-
-    @property
-    def cluster(self) -> str:
-        return self.path.split("/", 1)[0]
-
-    @property
-    def name(self) -> str:
-        return self.path.split("/", 1)[1] if "/" in self.path else self.path
 
 
 class NamedKey(str):

@@ -5,10 +5,12 @@
 """
 
 from .detect import DocumentKind, detect
-from .rules import LintOptions
-from .run import LintedDocument, LintReport, default_options, format_report, lint_files, lint_text
+from .report import LINT_REPORTS, format_report
+from .reporter import LintOptions
+from .run import LintedDocument, LintReport, default_options, lint_files, lint_text
 
 __all__ = [
+    "LINT_REPORTS",
     "DocumentKind",
     "LintOptions",
     "LintReport",

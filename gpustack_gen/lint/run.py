@@ -1,6 +1,6 @@
 """``gpustack-gen lint``: read YAML files, detect each document's kind, and run the rules on it.
 
-Decisions, also in the README:
+Decisions, also in docs/lint-and-import.md:
 
 - Findings are :class:`~gpustack_gen.errors.Problem` objects with a severity. Errors are things upstream
   rejects, ignores silently, or that break scheduling; warnings are legal settings with a known trap.
@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..emit.annotations import workflow_command
 from ..errors import Problem, Severity
 from ..versions import NEWEST_OPERATOR, OperatorVersion
 from .detect import LINTED_KINDS, DocumentKind, detect
 from .locate import Source
-from .rules import LintOptions, Reporter, lint_document
+from .reporter import LintOptions, Reporter
+from .rules import lint_document
 
 __all__ = [
     "EXIT_CLEAN",
@@ -38,10 +38,8 @@ __all__ = [
     "LintReport",
     "LintedDocument",
     "default_options",
-    "format_report",
     "lint_files",
     "lint_text",
-    "summary",
 ]
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
@@ -176,48 +174,3 @@ def lint_files(paths: Iterable[str | Path], options: LintOptions | None = None) 
         if not readable:
             unreadable.append(name)
     return LintReport(tuple(problems), tuple(documents), tuple(unreadable), tuple(files))
-
-
-def summary(report: LintReport) -> str:
-    """``2 errors, 1 warning in 3 files (5 documents)``."""
-
-    def count(n: int, word: str) -> str:
-        return f"{n} {word}{'s' if n != 1 else ''}"
-
-    text = (
-        f"{count(len(report.errors), 'error')}, {count(len(report.warnings), 'warning')} in "
-        f"{count(len(report.files), 'file')} ({count(len(report.documents), 'document')})"
-    )
-    if report.unreadable:
-        text += f"; {count(len(report.unreadable), 'file')} could not be read"
-    return text
-
-
-def format_report(report: LintReport, output_format: str) -> str:
-    """The report as ``text`` (file:line:col lines and a summary), ``json`` or ``github`` (workflow commands)."""
-    import json
-
-    if output_format == "json":
-        payload = {
-            "findings": [p.as_dict() for p in report.problems],
-            "documents": [d.as_dict() for d in report.documents],
-            "unreadable": list(report.unreadable),
-            "errors": len(report.errors),
-            "warnings": len(report.warnings),
-            "exitCode": report.exit_code,
-        }
-        return json.dumps(payload, indent=2) + "\n"
-    lines: list[str] = []
-    if output_format == "github":
-        for p in report.problems:
-            title = f"gpustack-gen lint: {p.path}" if p.path else "gpustack-gen lint"
-            message = p.message + (f" (hint: {p.hint})" if p.hint else "")
-            lines.append(
-                workflow_command(p.severity.value, message, file=p.file, line=p.line, column=p.column, title=title)
-            )
-        return "".join(line + "\n" for line in lines)
-    if output_format != "text":
-        raise ValueError(f"unknown output format {output_format!r}; expected text, json or github")
-    lines = [p.format() for p in report.problems]
-    lines.append(summary(report))
-    return "".join(line + "\n" for line in lines)

@@ -13,6 +13,7 @@ from ..catalog import (
 )
 from ..catalog.profile_grammar import unreadable_profile
 from ..errors import Severity
+from ..suggest import suggest
 from ..yamlio.source import PathKey, format_path
 from .backends import backends_offering
 from .fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool, Workload
@@ -324,10 +325,8 @@ def _check_builtin_config(cluster: Cluster, pool: Pool, origin: PoolOrigin, repo
     path = origin.sharing.get("config", origin.sharing_path)
     entry = builtin_mig_config(gpu, name)
     if entry is None:
-        import difflib
-
         names = builtin_mig_config_names(gpu)
-        close = difflib.get_close_matches(name, names, n=2, cutoff=0.5)
+        close = suggest(name, names, n=2)
         report.error(
             path,
             f"the Operator has no built-in MIG config {name!r} for {gpu.name}",
@@ -374,9 +373,7 @@ def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report, br
             continue  # the pool's own error comes first; what it can offer is unknown
         pool = cluster.pool(workload.pool)
         if pool is None:
-            import difflib
-
-            close = difflib.get_close_matches(workload.pool, pool_names, n=1, cutoff=0.6)
+            close = suggest(workload.pool, pool_names)
             report.error(
                 (*path, "pool"),
                 f"no pool named {workload.pool!r} in cluster {cluster.name!r}",

@@ -15,6 +15,7 @@ from ..catalog import get_gpu, suggest_gpus
 from ..dra_versions import NEWEST_DRA, UnknownDraVersion, require_dra_version
 from ..errors import Problem, Severity
 from ..hami_versions import HAMI_NAMESPACE, NEWEST_HAMI, UnknownHamiVersion, require_hami_version
+from ..suggest import suggest
 from ..versions import (
     NEWEST_OPERATOR,
     OPERATOR_VERSIONS,
@@ -210,9 +211,7 @@ def resolve_cluster(
         assert default_sharing_path is not None
         names = [p.name for p in spec.node_pools]
         if default_sharing not in names:
-            import difflib
-
-            close = difflib.get_close_matches(default_sharing, names, n=1, cutoff=0.6)
+            close = suggest(default_sharing, names)
             report.error(
                 default_sharing_path,
                 f"defaultSharing {default_sharing!r} is neither auto, none nor a pool of cluster {spec.name!r}",

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import datetime
-import difflib
 import re
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from ..errors import Problem
+from ..suggest import suggest
 from ..yamlio.source import PathKey, SourceDocument
 
 _YAML11_BOOLEANS = {"yes", "no", "on", "off", "y", "n", "true", "false"}
@@ -69,10 +69,7 @@ def _problem(item: Any, path: PathKey, doc: SourceDocument, root: type[BaseModel
         name = str(path[-1])
         allowed = _allowed_keys(root, path[:-1])
         message = f"unknown key {name!r}"
-        close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
-        lowered = {a.lower(): a for a in allowed}
-        if name.lower() in lowered:
-            close = [lowered[name.lower()]]
+        close = suggest(name, allowed)
         if close:
             hint = f"did you mean {close[0]!r}?"
         elif allowed:
@@ -120,7 +117,7 @@ def _problem(item: Any, path: PathKey, doc: SourceDocument, root: type[BaseModel
         message = f"expected one of {expected}, got {_describe(value)}"
         options = [o.strip().strip("'") for o in str(expected).replace(" or ", ",").split(",") if o.strip()]
         if isinstance(value, str):
-            close = difflib.get_close_matches(value.lower(), options, n=1, cutoff=0.5)
+            close = suggest(value, options)
             if close:
                 hint = f"did you mean {close[0]!r}?"
             elif path and path[-1] == "containerRuntime":

@@ -23,7 +23,7 @@ from ..change.model import Level
 from .result import ClusterRunbook, PlanResult
 
 if TYPE_CHECKING:
-    from ..diff.inputs import Side
+    from ..change.sides import Side
     from ..model.fleet import Fleet
 
 __all__ = ["ClusterRunbook", "PlanResult", "plan_fleets", "plan_sides"]
@@ -65,7 +65,7 @@ def plan_sides(
     old: Side, new: Side, *, rendered: str = "rendered", fleet_dir: str = ".", clusters: Iterable[str] | None = None
 ) -> PlanResult:
     """Plan between two diff sides; both must be fleets (a rendered folder holds no intent)."""
-    from ..diff.result import DiffInputError
+    from ..change.sides import DiffInputError
 
     for side in (old, new):
         if side.fleet is None:

@@ -93,8 +93,8 @@ def render_json(result: PlanResult, context: ReportContext = ReportContext()) ->
 
 
 def render_markdown(result: PlanResult, context: ReportContext = ReportContext()) -> str:
-    from ..diff.templates import environment
     from ..emit.markdown import markdown_escape
+    from ..templates import environment
 
     env = environment()
     env.filters["md"] = markdown_escape

@@ -12,7 +12,6 @@ Schema annotations the translation understands (all optional, on the failing sub
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpustack_gen.errors import value_kind
+from gpustack_gen.suggest import closest
 from gpustack_gen.validate.schema_files import SchemaValidator
 
 __all__ = [
@@ -134,16 +134,6 @@ def _expected(schema: Mapping[str, Any]) -> str:
     return noun
 
 
-def _closest(word: str, choices: Iterable[str]) -> str | None:
-    """The choice ``word`` most likely meant: same letters in another case first, then difflib."""
-    options = [c for c in choices if isinstance(c, str)]
-    lowered = {c.lower(): c for c in options}
-    if word.lower() in lowered:
-        return lowered[word.lower()]
-    match = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.7)
-    return lowered[match[0]] if match else None
-
-
 def _value_hint(value: object, choices: Iterable[object]) -> str:
     if not isinstance(value, str):
         return ""
@@ -151,7 +141,7 @@ def _value_hint(value: object, choices: Iterable[object]) -> str:
     for choice in strings:
         if choice.lower() == value.lower():
             return f"values are case-sensitive: use {choice!r}"
-    match = _closest(value, strings)
+    match = closest(value, strings)
     return f"did you mean {match!r}?" if match else ""
 
 
@@ -198,7 +188,7 @@ def _unknown_keys(error: Any, misplaced: Mapping[str, str], unknown_key_hint: st
             suggestion: str | None = target
             hint = f"move it to {target}; " + unknown_key_hint if unknown_key_hint else f"move it to {target}"
         else:
-            sibling = _closest(str(key), allowed)
+            sibling = closest(str(key), allowed)
             suggestion = format_path([*parent, sibling]) if sibling is not None else None
             if sibling is not None and sibling.lower() == str(key).lower():
                 hint = f"keys are case-sensitive here: write {sibling!r}"

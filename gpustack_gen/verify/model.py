@@ -113,7 +113,7 @@ def causes_hint(causes: tuple[str, ...] | list[str]) -> str:
 
 def differs(subject: str, expected: Any, actual: Any) -> str:
     """``subject: expected 4, actual 0``, values as JSON where they are not plain words."""
-    from ..diff.report import format_value
+    from ..formatting import format_value
 
     def text(value: Any) -> str:
         return "absent" if value is None else format_value(value)

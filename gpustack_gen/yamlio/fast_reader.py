@@ -365,7 +365,7 @@ def _build_nodes(events: Any) -> tuple[Any, Position]:
         else:
             root, root_position = node, position
     if documents == 0 or root is None:
-        raise GiveUp((1, 1), "the file is empty", "start from `gpustack-gen schema` or the README example")
+        raise GiveUp((1, 1), "the file is empty", "start from `gpustack-gen init` or examples/fleet.yaml")
     if root is _MERGE_KEY:
         raise GiveUp(root_position, "the merge key << as the whole document", supported=False)
     return root, root_position

@@ -216,7 +216,7 @@ def _rt_parse(text: str, label: str) -> SourceDocument:
         )
     if not documents or documents[0] is None:
         raise FleetError(
-            [Problem(label, 1, 1, "", "the file is empty", "start from `gpustack-gen schema` or the README example")]
+            [Problem(label, 1, 1, "", "the file is empty", "start from `gpustack-gen init` or examples/fleet.yaml")]
         )
     bomb = _expansion_over_budget(documents[0])
     if bomb is not None:

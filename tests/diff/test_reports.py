@@ -13,7 +13,7 @@ from golden import assert_golden
 from gpustack_gen import load_fleet
 from gpustack_gen.diff import DiffResult, Side, diff_sides
 from gpustack_gen.diff.report import ReportContext, render_github, render_json, render_markdown, render_text
-from gpustack_gen.diff.templates import template_dirs
+from gpustack_gen.templates import template_dirs
 
 HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "golden"

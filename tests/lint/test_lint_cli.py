@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from golden import assert_shown
 
 from gpustack_gen.lint import default_options, detect, format_report, lint_files, lint_text
 from gpustack_gen.versions import get_operator_version
@@ -86,6 +87,8 @@ def test_json_format() -> None:
     error = payload["findings"][0]
     assert (error["line"], error["column"], error["severity"]) == (13, 11, "error")
     assert error["path"] == "data.shared.sharing.timeSlicing.resources[0].replicas"
+    assert error["rule"] == "device-plugin-config"  # found in the ConfigMap's data, by the config's own rule
+    assert [f["rule"] for f in payload["findings"]][1:] == [""]  # the document lint does not know
 
 
 def test_github_format_escapes_and_levels() -> None:
@@ -93,8 +96,8 @@ def test_github_format_escapes_and_levels() -> None:
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     file = str(CASES / "cm-metadata-typo.yaml").replace(":", "%3A").replace(",", "%2C")
-    assert lines[0].startswith(f"::warning file={file},line=3,col=1,title=gpustack-gen lint%3A metadata::")
-    assert lines[1].startswith(f"::error file={file},line=5,col=3,title=gpustack-gen lint%3A metadata.namepsace::")
+    assert lines[0].startswith(f"::warning file={file},line=3,col=1,title=gpustack-gen lint [configmap]%3A metadata::")
+    assert lines[1].startswith(f"::error file={file},line=5,col=3,title=gpustack-gen lint [configmap]%3A metadata.namepsace::")
     assert "did you mean metadata.namespace?" in lines[1]
     assert len(lines) == 2  # no summary line: only annotations
 
@@ -175,10 +178,11 @@ def test_rendered_examples_lint_clean(cluster: Path) -> None:
     assert kinds & {"device-plugin-configmap", "mig-parted-configmap"}
 
 
-def test_readme_lint_example_is_real_output() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_docs_lint_example_is_real_output() -> None:
+    page = ROOT / "docs" / "lint-and-import.md"
+    readme = page.read_text(encoding="utf-8")
     marker = "$ gpustack-gen lint time-slicing.yaml\n"
     shown = readme[readme.index(marker) + len(marker) :].split("```", 1)[0]
     result = _run("time-slicing.yaml", cwd=Path(__file__).parent / "readme")
     assert result.returncode == 1
-    assert result.stdout == shown
+    assert_shown(shown, result.stdout, page)

@@ -131,7 +131,7 @@ def test_empty_file_and_wrong_top_level(text: str, kind: str | None) -> None:
     if kind is None:
         assert (
             problem.format()
-            == "fleet.yaml:1:1: the file is empty (hint: start from `gpustack-gen schema` or the README example)"
+            == "fleet.yaml:1:1: the file is empty (hint: start from `gpustack-gen init` or examples/fleet.yaml)"
         )
     else:
         assert problem.message == f"the top level is {kind}; expected a mapping"

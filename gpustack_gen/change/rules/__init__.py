@@ -8,8 +8,7 @@ says what it covers and cites the upstream behaviour it relies on.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from types import ModuleType
-from typing import Protocol, cast
+from typing import Protocol
 
 from ..context import ClusterChange
 from ..model import Level, Outcome
@@ -46,7 +45,8 @@ class Rule(Protocol):
     def outcomes(self, change: ClusterChange) -> Iterator[Outcome]: ...
 
 
-_MODULES: tuple[ModuleType, ...] = (
+# Each module is typed as the protocol itself, so mypy checks its names and signatures against it.
+RULES: tuple[Rule, ...] = (
     cluster_added,
     cluster_removed,
     backend_switch,
@@ -70,5 +70,4 @@ _MODULES: tuple[ModuleType, ...] = (
     dra_objects,
     node_selector,
 )
-RULES: tuple[Rule, ...] = tuple(cast(Rule, module) for module in _MODULES)
 RULE_IDS: tuple[str, ...] = tuple(rule.ID for rule in RULES)

@@ -17,7 +17,7 @@ branches on a backend's name.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Protocol
 
 from . import dra, gpu_operator, hami
 
@@ -59,8 +59,11 @@ class BackendSemantics(Protocol):
     def check(self, cluster: Cluster, origin: ClusterOrigin, report: Report) -> None: ...
 
 
+# Each module is assigned to the protocol itself, so mypy checks its names and signatures against it.
 SEMANTICS: Mapping[str, BackendSemantics] = {
-    module.NAME: cast(BackendSemantics, module) for module in (gpu_operator, hami, dra)
+    gpu_operator.NAME: gpu_operator,
+    hami.NAME: hami,
+    dra.NAME: dra,
 }
 
 

@@ -28,7 +28,7 @@ adds what only it knows:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Protocol
 
 from . import dra, gpu_operator, hami
 
@@ -40,7 +40,9 @@ if TYPE_CHECKING:
 
 class VerifyBackend(Protocol):
     NAME: str
-    REGISTRATION_PARTS: tuple[str, ...]
+
+    @property
+    def REGISTRATION_PARTS(self) -> tuple[str, ...]: ...  # read-only, so that a module's (SLICES_PART,) satisfies it
 
     def state_parts(self, cluster: Cluster) -> tuple[StatePart, ...]: ...
 
@@ -59,8 +61,11 @@ class VerifyBackend(Protocol):
     def capacity_causes(self, view: NodeView, resource: str, actual: int) -> tuple[str, ...]: ...
 
 
+# Each module is assigned to the protocol itself, so mypy checks its names and signatures against it.
 VERIFY_BACKENDS: Mapping[str, VerifyBackend] = {
-    module.NAME: cast(VerifyBackend, module) for module in (gpu_operator, hami, dra)
+    gpu_operator.NAME: gpu_operator,
+    hami.NAME: hami,
+    dra.NAME: dra,
 }
 
 

@@ -14,8 +14,7 @@ it covers and cites the upstream behaviour it relies on.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from types import ModuleType
-from typing import Protocol, cast
+from typing import Protocol
 
 from ..expected import Expected
 from ..model import Finding
@@ -40,12 +39,15 @@ from . import (
 
 class Check(Protocol):
     ID: str
-    NEEDS: tuple[str, ...]
+
+    @property
+    def NEEDS(self) -> tuple[str, ...]: ...  # read-only, so that a module's ("nodes",) satisfies it
 
     def findings(self, expected: Expected, observed: Observed) -> Iterator[Finding]: ...
 
 
-_MODULES: tuple[ModuleType, ...] = (
+# Each module is typed as the protocol itself, so mypy checks its names and signatures against it.
+CHECKS: tuple[Check, ...] = (
     pool_size,
     unmatched_gpu_node,
     gpu_not_advertised,
@@ -61,7 +63,6 @@ _MODULES: tuple[ModuleType, ...] = (
     operator_pods,
     release_pods,
 )
-CHECKS: tuple[Check, ...] = tuple(cast(Check, module) for module in _MODULES)
 CHECK_IDS: tuple[str, ...] = tuple(check.ID for check in CHECKS)
 
 

@@ -1,4 +1,5 @@
-"""The two sides of a diff: a fleet file, a rendered folder, or a fleet file as committed at a git ref.
+"""The two sides of a change, as diff and plan read them: a fleet file, a rendered folder, or a fleet file as
+committed at a git ref.
 
 A fleet gives both the intent (for capacity and impact) and the bundle (rendered on demand, only for
 the clusters that differ). A rendered folder gives only the bundle: the files that carry the
@@ -14,16 +15,41 @@ import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..compile.artifact import kind_of_file
 from ..emit.bundle import generated_files
+from ..errors import GpustackError
 from ..yamlio.limits import MAX_RENDERED_FILE_BYTES
-from .result import DiffInputError, DiffUsageError
-from .structural import SourceFile
 
 if TYPE_CHECKING:
     from ..model.fleet import Fleet
+
+
+class DiffInputError(GpustackError):
+    """A side cannot be read: a missing path, a git ref or file that is not there, bad YAML."""
+
+
+class DiffUsageError(GpustackError):
+    """The sides were given the wrong way: not OLD NEW, or --base REF with more than one FLEET."""
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One generated file of a side: from a render (documents known) or read from disk (parsed on demand)."""
+
+    path: str  # "<cluster>/<file>"
+    kind: str
+    text: str
+    documents: tuple[dict[str, Any], ...] | None = None
+
+    @property
+    def cluster(self) -> str:
+        return self.path.split("/", 1)[0]
+
+    @property
+    def name(self) -> str:
+        return self.path.split("/", 1)[1] if "/" in self.path else self.path
 
 
 @dataclass(frozen=True)

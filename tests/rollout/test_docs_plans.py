@@ -1,4 +1,4 @@
-"""The plans the README shows ("Changing a running cluster") are real output, and they pass the model."""
+"""The plans the plan page shows (docs/commands/plan.md) are real output, and they pass the model."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from golden import assert_shown
 from sim.simulator import Simulation
 
 from gpustack_gen import load_fleet
@@ -13,7 +14,8 @@ from gpustack_gen.plan import plan_fleets
 from gpustack_gen.plan.report import ReportContext, render_text
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+PAGE_FILE = ROOT / "docs" / "commands" / "plan.md"
+PAGE = PAGE_FILE.read_text(encoding="utf-8")
 EXAMPLE = (ROOT / "examples" / "fleet.yaml").read_text(encoding="utf-8")
 OLD_LAYOUT = '{"3g.20gb": 1, "2g.10gb": 1, "1g.5gb": 2}'
 CHANGES = {
@@ -28,7 +30,7 @@ CHANGES = {
         ),
     ],
 }
-SHOWN = re.findall(r"\$ gpustack-gen plan --base origin/main examples/fleet.yaml\n(.*?)\n```", README, re.S)
+SHOWN = re.findall(r"\$ gpustack-gen plan --base origin/main examples/fleet.yaml\n(.*?)\n```", PAGE, re.S)
 
 
 def _edited(cluster: str) -> str:
@@ -40,7 +42,7 @@ def _edited(cluster: str) -> str:
 
 
 @pytest.mark.parametrize(("cluster", "index"), [("prod", 0), ("train", 1)])
-def test_readme_plan_is_real_output(cluster: str, index: int) -> None:
+def test_docs_plan_is_real_output(cluster: str, index: int) -> None:
     result = plan_fleets(
         load_fleet(EXAMPLE),
         load_fleet(_edited(cluster)),
@@ -49,9 +51,9 @@ def test_readme_plan_is_real_output(cluster: str, index: int) -> None:
     )
     context = ReportContext(render_command="gpustack-gen render examples/fleet.yaml --out rendered")
     assert [c.name for c in result.clusters] == [cluster]
-    assert SHOWN[index] == render_text(result, context).rstrip("\n")
+    assert_shown(SHOWN[index], render_text(result, context).rstrip("\n"), PAGE_FILE)
 
 
 @pytest.mark.parametrize("cluster", ["prod", "train"])
-def test_readme_plan_keeps_gpus_alive_on_the_model(cluster: str, upstream: Path, tmp_path: Path) -> None:
+def test_docs_plan_keeps_gpus_alive_on_the_model(cluster: str, upstream: Path, tmp_path: Path) -> None:
     Simulation(upstream, tmp_path, load_fleet(EXAMPLE), load_fleet(_edited(cluster)), cluster).run()

@@ -1,4 +1,4 @@
-"""The README's "Checking a running cluster": its kubectl commands are the ones verify reads, its output is real,
+"""The verify page (docs/commands/verify.md): its kubectl commands are the ones verify reads, its output is real,
 for the GPU Operator's prod, HAMi's stage and the DRA driver's train."""
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from click.testing import CliRunner
 from dra_helpers import BROKEN as DRA_BROKEN
 from dra_helpers import DRA_EXAMPLE, train
 from dra_helpers import HEALTHY as DRA_HEALTHY
+from golden import assert_shown
 from hami_helpers import BROKEN, HAMI_EXAMPLE, HEALTHY, stage
 from verify_helpers import DATA, EXAMPLE, ROOT, cluster, copy_state
 
 from gpustack_gen.cli import main
 from gpustack_gen.verify import state_parts
 
-SECTION = (
-    (ROOT / "README.md").read_text(encoding="utf-8").split("## Checking a running cluster\n", 1)[1].split("\n## ", 1)[0]
-)
+PAGE = ROOT / "docs" / "commands" / "verify.md"
+SECTION = PAGE.read_text(encoding="utf-8").split("\n## Reference\n", 1)[0]
 COMMANDS = [block.splitlines() for block in re.findall(r"```sh\n(.*?)```", SECTION, re.S)]
 SHOWN = re.findall(r"```text\n\$ (gpustack-gen verify .*?)\n(.*?)```", SECTION, re.S)
 
@@ -42,7 +42,7 @@ def _shown_output_is_real(shown: tuple[str, str], example: Path, tmp_path: Path)
     shutil.copy(example, fleet)
     result = CliRunner().invoke(main, command.split()[1:], catch_exceptions=False)
     assert result.exit_code == 1
-    assert result.stdout == output
+    assert_shown(output, result.stdout, PAGE)
 
 
 def test_the_output_is_real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
