@@ -78,7 +78,7 @@ _DRIVER_VERSION_RE = re.compile(DRIVER_VERSION)
 
 
 def _driver_version(value: str) -> str:
-    if len(value) <= 64 and _DRIVER_VERSION_RE.match(value):
+    if len(value) <= 64 and _DRIVER_VERSION_RE.fullmatch(value):
         return value
     found = re.search(DRIVER_VERSION.strip("^$"), value)
     example = found.group(0) if found and len(found.group(0)) <= 64 else "580.82.07"
@@ -122,7 +122,7 @@ def _quantity_type(value: Any) -> Any:
 def _quantity_syntax(value: int | str) -> int | str:
     if isinstance(value, int) and value < 0:
         problem = f"a resource request cannot be negative, got {value}"
-    elif isinstance(value, str) and not _QUANTITY_RE.match(value):
+    elif isinstance(value, str) and not _QUANTITY_RE.fullmatch(value):
         problem = f"{value!r} is not a Kubernetes quantity"
     else:
         return value

@@ -19,7 +19,7 @@ def quantity_value(quantity: int | str) -> Fraction:
     """The exact value of a quantity that matches ``names.QUANTITY``: ``"3Gi"`` -> 3221225472, ``"1e3"`` -> 1000."""
     if isinstance(quantity, int):
         return Fraction(quantity)
-    match = _QUANTITY_RE.match(quantity)
+    match = _QUANTITY_RE.fullmatch(quantity)
     assert match is not None, f"not a quantity: {quantity!r}"  # the intent's Quantity type checked it
     number, suffix = match.group(1), match.group(3) or ""
     value = Fraction(number)

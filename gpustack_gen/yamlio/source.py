@@ -67,7 +67,7 @@ def format_path(path: PathKey) -> str:
     for part in path:
         if isinstance(part, int):
             text += f"[{part}]"
-        elif _SIMPLE_KEY.match(part):
+        elif _SIMPLE_KEY.fullmatch(part):
             text += f".{part}" if text else part
         else:
             text += '["' + part.replace("\\", "\\\\").replace('"', '\\"') + '"]'

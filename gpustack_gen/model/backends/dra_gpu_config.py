@@ -79,7 +79,7 @@ def thread_percentage_problem(value: object) -> str | None:
 
 def quantity_bytes(text: object) -> Decimal | None:
     """A Kubernetes quantity's value (``"10Gi"`` -> 10737418240); None when it is not one."""
-    match = _QUANTITY.match(str(text)) if isinstance(text, str | int) and not isinstance(text, bool) else None
+    match = _QUANTITY.fullmatch(str(text)) if isinstance(text, str | int) and not isinstance(text, bool) else None
     if match is None:
         return None
     number, suffix = match.group(1), match.group(2) or ""
