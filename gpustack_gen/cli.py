@@ -36,9 +36,22 @@ _VERIFY_FORMATS = ("text", "json", "markdown", "github")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _echo(text: str, *, err: bool = False, nl: bool = True, json_text: bool = False, styled: bool = False) -> None:
+    """Print ``text`` inert: every line the command prints goes through here (``gpustack_gen.inert``).
+
+    ``json_text``: JSON, whose strings take ``\\uXXXX`` escapes; ``styled``: a coloured report, whose own styles
+    stay. A character the stream's encoding cannot hold (a non-UTF-8 locale) is written as its escape, not a crash.
+    """
+    from .inert import inert_json, inert_text
+
+    safe = inert_json(text) if json_text else inert_text(text, keep_styles=styled)
+    encoding = getattr(sys.stderr if err else sys.stdout, "encoding", None) or "utf-8"
+    click.echo(safe.encode(encoding, "backslashreplace").decode(encoding), err=err, nl=nl)
+
+
 def _print_problems(problems: Sequence[Problem]) -> None:
     for problem in problems:
-        click.echo(problem.format(), err=True)
+        _echo(problem.format(), err=True)
 
 
 def _handle_errors(command: F) -> F:
@@ -54,15 +67,15 @@ def _handle_errors(command: F) -> F:
         except FleetError as exc:
             _print_problems(exc.problems)
             errors = len(exc.errors)
-            click.echo(f"{errors} error{'s' if errors != 1 else ''}; nothing was written.", err=True)
+            _echo(f"{errors} error{'s' if errors != 1 else ''}; nothing was written.", err=True)
             sys.exit(ExitCode.INVALID)
         except OutputError as exc:
-            click.echo(f"error: {exc}", err=True)
+            _echo(f"error: {exc}", err=True)
             sys.exit(ExitCode.INVALID)
         except InternalError as exc:
             if debug:
                 traceback.print_exc()
-            click.echo(
+            _echo(
                 f"internal error: generated {_one_line(str(exc))} (gpustack-gen {__version__}); "
                 "nothing was written. This is a bug: please report this, with the output of --debug.",
                 err=True,
@@ -73,7 +86,7 @@ def _handle_errors(command: F) -> F:
         except Exception as exc:
             if debug:
                 traceback.print_exc()
-            click.echo(
+            _echo(
                 f"internal error: {type(exc).__name__}: {_one_line(str(exc))} (gpustack-gen {__version__}). "
                 "This is a bug: please report this, with the output of --debug.",
                 err=True,
@@ -147,7 +160,7 @@ def validate(fleet: str) -> None:
     """Check FLEET; print every problem as file:line:col: field: message."""
     loaded = _load(fleet)
     pools = sum(len(c.pools) for c in loaded.clusters)
-    click.echo(f"{fleet}: ok ({len(loaded.clusters)} clusters, {pools} pools)")
+    _echo(f"{fleet}: ok ({len(loaded.clusters)} clusters, {pools} pools)")
 
 
 @main.command()
@@ -173,18 +186,18 @@ def render(fleet: str, out_dir: str, clusters: tuple[str, ...], check: bool, wra
     if check:
         drift = bundle.drift(out_dir)
         if drift.clean:
-            click.echo(f"{out_dir}: up to date ({len(bundle.files)} files)")
+            _echo(f"{out_dir}: up to date ({len(bundle.files)} files)")
             return
         for label, paths in (("missing", drift.missing), ("changed", drift.changed), ("stale", drift.stale)):
             for path in paths:
-                click.echo(f"{label}: {Path(out_dir) / path}")
-        click.echo(f"{out_dir} is not up to date: run gpustack-gen render {fleet} --out {out_dir}", err=True)
+                _echo(f"{label}: {Path(out_dir) / path}")
+        _echo(f"{out_dir} is not up to date: run gpustack-gen render {fleet} --out {out_dir}", err=True)
         sys.exit(ExitCode.DIFFERS)
     summary = bundle.write(
         out_dir,
-        on_wait=lambda: click.echo(f"waiting for another gpustack-gen render into {out_dir} to finish...", err=True),
+        on_wait=lambda: _echo(f"waiting for another gpustack-gen render into {out_dir} to finish...", err=True),
     )
-    click.echo(
+    _echo(
         f"{out_dir}: {len(summary.written)} written, {len(summary.unchanged)} unchanged, {len(summary.removed)} removed"
     )
 
@@ -219,17 +232,17 @@ def schema(kind: str, operator_version: str | None) -> None:
         if kind == "fleet":
             from .init import fleet_schema_text
 
-            click.echo(fleet_schema_text(), nl=False)
+            _echo(fleet_schema_text(), nl=False)
             return
         from .validate.schema_files import load_schema
 
-        click.echo(json.dumps(load_schema(f"{kind}.schema.json"), indent=2, sort_keys=False))
+        _echo(json.dumps(load_schema(f"{kind}.schema.json"), indent=2, sort_keys=False))
         return
     from .validate.operator_schema import operator_schema
     from .versions import NEWEST_OPERATOR
 
     release = NEWEST_OPERATOR if operator_version is None else _operator_version(operator_version)
-    click.echo(json.dumps(operator_schema(kind, release.version), indent=2, sort_keys=False))
+    _echo(json.dumps(operator_schema(kind, release.version), indent=2, sort_keys=False))
 
 
 @main.command()
@@ -254,18 +267,18 @@ def versions() -> None:
     def yes(flag: bool) -> str:
         return "yes" if flag else "no"
 
-    click.echo(f"{'operator':<10} {'device-plugin':<14} {'mig-manager':<12} cdi-on-by-default  mps  verified")
+    _echo(f"{'operator':<10} {'device-plugin':<14} {'mig-manager':<12} cdi-on-by-default  mps  verified")
     for v in OPERATOR_VERSIONS:
-        click.echo(
+        _echo(
             f"{v.version:<10} {v.device_plugin:<14} {v.mig_manager:<12} {yes(v.cdi_enabled_by_default):<18} "
             f"{yes(v.has_mps):<4} {yes(v.verified)}"
         )
-    click.echo(f"\n{'hami':<10} {'values-keys':<12} verified")
+    _echo(f"\n{'hami':<10} {'values-keys':<12} verified")
     for h in HAMI_VERSIONS:
-        click.echo(f"{h.version:<10} {sum(gate.allows(h) for gate in VALUES_KEYS):<12} {yes(h.verified)}")
-    click.echo(f"\n{'dra-driver':<10} {'chart':<22} {'source':<47} {'sharing':<17} {'kubernetes':<11} verified")
+        _echo(f"{h.version:<10} {sum(gate.allows(h) for gate in VALUES_KEYS):<12} {yes(h.verified)}")
+    _echo(f"\n{'dra-driver':<10} {'chart':<22} {'source':<47} {'sharing':<17} {'kubernetes':<11} verified")
     for d in DRA_VERSIONS:
-        click.echo(
+        _echo(
             f"{d.version:<10} {d.chart:<22} {d.repository:<47} {','.join(d.sharing) or '-':<17} "
             f"{d.kubernetes_prerequisite or '-':<11} {yes(d.verified)}"
         )
@@ -281,24 +294,24 @@ def gpus(gpu: str | None) -> None:
     if gpu is None:
         for model in GPUS:
             mig = "MIG" if model.mig_capable else "no MIG"
-            click.echo(f"{model.id:<30} {model.name:<32} {mig:<7} {', '.join(model.product_labels)}")
+            _echo(f"{model.id:<30} {model.name:<32} {mig:<7} {', '.join(model.product_labels)}")
         return
     found = get_gpu(gpu)
     if found is None:
         close = suggest_gpus(gpu)
         raise click.UsageError(f"unknown GPU {gpu!r}" + (f"; did you mean {' or '.join(close)}?" if close else ""))
-    click.echo(f"{found.id}: {found.name} ({found.architecture})")
-    click.echo(f"product labels: {', '.join(found.product_labels) or '-'}")
+    _echo(f"{found.id}: {found.name} ({found.architecture})")
+    _echo(f"product labels: {', '.join(found.product_labels) or '-'}")
     if not found.mig_capable:
-        click.echo("MIG: not supported; share it with time-slicing or mps")
+        _echo("MIG: not supported; share it with time-slicing or mps")
         return
-    click.echo(f"MIG: {found.compute_slices} compute / {found.memory_slices} memory slices")
+    _echo(f"MIG: {found.compute_slices} compute / {found.memory_slices} memory slices")
     for profile in found.profiles:
-        click.echo(
+        _echo(
             f"  {profile.name:<18} compute {profile.compute_slices}  memory {profile.memory_slices}  "
             f"max {profile.max_instances}  {profile.resource_name}"
         )
-    click.echo(f"built-in configs: {', '.join(builtin_mig_config_names(found))}")
+    _echo(f"built-in configs: {', '.join(builtin_mig_config_names(found))}")
 
 
 def _change_sides(sides: tuple[str, ...], base_ref: str | None) -> tuple[Side, Side]:
@@ -310,7 +323,7 @@ def _change_sides(sides: tuple[str, ...], base_ref: str | None) -> tuple[Side, S
     except DiffUsageError as exc:
         raise click.UsageError(str(exc)) from None
     except DiffInputError as exc:
-        click.echo(f"error: {exc}", err=True)
+        _echo(f"error: {exc}", err=True)
         sys.exit(ExitCode.INVALID)
 
 
@@ -362,14 +375,19 @@ def diff(sides: tuple[str, ...], base_ref: str | None, output_format: str, exit_
     try:
         result = diff_sides(old, new)
     except DiffInputError as exc:
-        click.echo(f"error: {exc}", err=True)
+        _echo(f"error: {exc}", err=True)
         sys.exit(ExitCode.INVALID)
     context = ReportContext(
         color=_colored(output_format),
         annotation_file=new.path,
         plan_command=_plan_command(sides, base_ref),
     )
-    click.echo(DIFF_REPORTS[output_format](result, context), nl=False)
+    _echo(
+        DIFF_REPORTS[output_format](result, context),
+        nl=False,
+        json_text=output_format == "json",
+        styled=context.color,
+    )
     if exit_code and not result.empty:
         sys.exit(ExitCode.DIFFERS)
 
@@ -412,11 +430,16 @@ def plan(
     try:
         result = plan_sides(old, new, rendered=rendered, fleet_dir=fleet_dir, clusters=clusters or None)
     except DiffInputError as exc:
-        click.echo(f"error: {exc}", err=True)
+        _echo(f"error: {exc}", err=True)
         sys.exit(ExitCode.INVALID)
     render = shlex.join(["gpustack-gen", "render", new.path or sides[-1], "--out", rendered])
     context = ReportContext(color=_colored(output_format), render_command=render)
-    click.echo(PLAN_REPORTS[output_format](result, context), nl=False)
+    _echo(
+        PLAN_REPORTS[output_format](result, context),
+        nl=False,
+        json_text=output_format == "json",
+        styled=context.color,
+    )
     sys.exit(result.exit_code)
 
 
@@ -489,11 +512,16 @@ def verify(
         try:
             state = read_live_state(cluster, kubeconfig=kubeconfig, context=context_name)
         except LiveStateError as exc:
-            click.echo(f"error: {exc}", err=True)
+            _echo(f"error: {exc}", err=True)
             sys.exit(ExitCode.INVALID)
     result = verify_cluster(cluster, state, fleet_label=fleet, rendered=rendered)
     context = ReportContext(color=_colored(output_format), annotation_file=fleet)
-    click.echo(VERIFY_REPORTS[output_format](result, context), nl=False)
+    _echo(
+        VERIFY_REPORTS[output_format](result, context),
+        nl=False,
+        json_text=output_format == "json",
+        styled=context.color,
+    )
     sys.exit(result.exit_code)
 
 
@@ -542,14 +570,14 @@ def init(
     except InitError as exc:
         raise click.BadParameter(str(exc), param_hint=exc.option) from None
     if out_path == "-":
-        click.echo(text, nl=False)
+        _echo(text, nl=False)
         return
     schema_file = Path(out_path).parent / FLEET_SCHEMA
     if beside and not (schema_file.is_file() and schema_file.read_text(encoding="utf-8") == fleet_schema_text()):
         write_new_file(schema_file, fleet_schema_text(), force=force)
-        click.echo(f"{schema_file}: written (the fleet file's JSON Schema; regenerate with gpustack-gen schema)")
+        _echo(f"{schema_file}: written (the fleet file's JSON Schema; regenerate with gpustack-gen schema)")
     write_new_file(Path(out_path), text, force=force)
-    click.echo(f"{out_path}: written; check it with gpustack-gen validate {out_path}")
+    _echo(f"{out_path}: written; check it with gpustack-gen validate {out_path}")
 
 
 @main.command()
@@ -601,7 +629,7 @@ def lint(
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
     report = lint_files(files, default_options(release, namespace, kubernetes_version))
-    click.echo(format_report(report, output_format), nl=False)
+    _echo(format_report(report, output_format), nl=False, json_text=output_format == "json")
     sys.exit(report.exit_code)
 
 
@@ -667,26 +695,26 @@ def import_command(
         operator_version=operator_version,
     )
     for todo in result.todos:
-        click.echo(f"warning: TODO: {todo}", err=True)
+        _echo(f"warning: TODO: {todo}", err=True)
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        _echo(f"warning: {warning}", err=True)
     if out_file is None:
-        click.echo(result.fleet_text, nl=False)
+        _echo(result.fleet_text, nl=False)
     else:
         from .emit.single_file import write_new_file
 
         write_new_file(Path(out_file), result.fleet_text, force=True)
         pools, todos = len(result.plan.pools), len(result.todos)
         summary = f"{out_file}: {pools} pool{'s' if pools != 1 else ''}, {todos} TODO{'s' if todos != 1 else ''}"
-        click.echo(summary, err=True)
+        _echo(summary, err=True)
     if not check_roundtrip:
         return
     report = roundtrip(result)
     for line in report.expected:
-        click.echo(f"expected rename: {line}", err=True)
+        _echo(f"expected rename: {line}", err=True)
     for line in report.differences:
-        click.echo(f"would change: {line}", err=True)
+        _echo(f"would change: {line}", err=True)
     if report.differences:
-        click.echo(f"round trip: {len(report.differences)} differences in what the fleet model owns", err=True)
+        _echo(f"round trip: {len(report.differences)} differences in what the fleet model owns", err=True)
         sys.exit(ExitCode.DIFFERS)
-    click.echo("round trip: rendering the imported fleet changes nothing the fleet model owns", err=True)
+    _echo("round trip: rendering the imported fleet changes nothing the fleet model owns", err=True)
