@@ -50,8 +50,13 @@ def _echo(text: str, *, err: bool = False, nl: bool = True, json_text: bool = Fa
 
 
 def _print_problems(problems: Sequence[Problem]) -> None:
-    for problem in problems:
+    from .errors import shown_problems
+
+    shown, more = shown_problems(problems)
+    for problem in shown:
         _echo(problem.format(), err=True)
+    if more:
+        _echo(more, err=True)
 
 
 def _handle_errors(command: F) -> F:

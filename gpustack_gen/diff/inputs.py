@@ -9,6 +9,8 @@ cluster folder, named after the folder.
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping
@@ -105,6 +107,13 @@ def read_at_ref(ref: str, fleet_path: str | Path) -> tuple[bytes, str]:
         raise DiffInputError(f"{fleet_path}: its folder does not exist")
     top = _git(git, directory, "rev-parse", "--show-toplevel")
     if top.returncode != 0:
+        if b"dubious ownership" in top.stderr:  # git refuses a repository another user owns (CI containers)
+            named = re.search(rb"safe\.directory (\S[^\n]*)", top.stderr)  # git names the repository's top
+            repository = named.group(1).decode(errors="replace").strip() if named else str(directory.resolve())
+            raise DiffInputError(
+                f'git refuses the repository of {fleet_path}: another user owns it ("dubious ownership"); if you '
+                f"trust it, run: git config --global --add safe.directory {shlex.quote(repository)}"
+            )
         raise DiffInputError(f"{fleet_path} is not inside a git repository; --base needs one")
     root = Path(top.stdout.decode().strip()).resolve()
     try:

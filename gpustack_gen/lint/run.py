@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from ..emit.annotations import workflow_command
-from ..errors import Problem, Severity
+from ..errors import Problem, Severity, shown_problems
 from ..versions import NEWEST_OPERATOR, OperatorVersion
+from ..yamlio.input_file import InputFileError, read_input_bytes
+from ..yamlio.limits import MAX_IMPORT_INPUT_BYTES
 from .detect import LINTED_KINDS, DocumentKind, detect
 from .locate import Source
 from .rules import LintOptions, Reporter, lint_document
@@ -144,15 +146,11 @@ def lint_text(text: str, file: str, options: LintOptions) -> tuple[list[Problem]
 
 def _read(path: Path) -> tuple[str | None, str]:
     try:
-        return path.read_bytes().decode("utf-8-sig"), ""
-    except FileNotFoundError:
-        return None, "no such file"
-    except IsADirectoryError:
-        return None, "is a directory, not a file"
+        return read_input_bytes(path, MAX_IMPORT_INPUT_BYTES).decode("utf-8-sig"), ""
+    except InputFileError as exc:
+        return None, "no such file" if exc.missing else exc.reason
     except UnicodeDecodeError as exc:
         return None, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
-    except OSError as exc:
-        return None, f"cannot be read: {exc.strerror or exc}"
 
 
 def lint_files(paths: Iterable[str | Path], options: LintOptions | None = None) -> LintReport:
@@ -208,16 +206,18 @@ def format_report(report: LintReport, output_format: str) -> str:
         }
         return json.dumps(payload, indent=2) + "\n"
     lines: list[str] = []
+    shown, more_line = shown_problems(report.problems)
+    more = [more_line] if more_line else []
     if output_format == "github":
-        for p in report.problems:
+        for p in shown:
             title = f"gpustack-gen lint: {p.path}" if p.path else "gpustack-gen lint"
             message = p.message + (f" (hint: {p.hint})" if p.hint else "")
             lines.append(
                 workflow_command(p.severity.value, message, file=p.file, line=p.line, column=p.column, title=title)
             )
-        return "".join(line + "\n" for line in lines)
+        return "".join(line + "\n" for line in lines + more)
     if output_format != "text":
         raise ValueError(f"unknown output format {output_format!r}; expected text, json or github")
-    lines = [p.format() for p in report.problems]
+    lines = [p.format() for p in shown] + more
     lines.append(summary(report))
     return "".join(line + "\n" for line in lines)

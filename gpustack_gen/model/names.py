@@ -13,6 +13,10 @@ LABEL_NAME = r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$"
 LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
 # The Kubernetes quantity grammar (resource.MustParse): a signed decimal and an optional suffix.
 QUANTITY = r"^[+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+|[KMGTPE]i|[numkKMGTPE])?$"
+# Bounds gpustack-gen puts on a quantity beyond the grammar, far above any GPU, memory or CPU size: past them the
+# exact arithmetic (10 ** exponent) and str() of the value (at most 4300 digits) would cost without limit.
+MAX_QUANTITY_LENGTH = 64
+MAX_QUANTITY_EXPONENT = 100
 # major.minor.patch, as the "1.29.15" of the hints; resolve.py checks it and the JSON schema carries it.
 KUBERNETES_VERSION = r"^1\.[0-9]{1,3}\.[0-9]{1,4}$"
 # An NVIDIA driver version as the driver images are tagged: "580.82.07", "535.247.01", "550.54".
