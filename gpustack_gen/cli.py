@@ -60,11 +60,12 @@ def _print_problems(problems: Sequence[Problem]) -> None:
 
 
 def _handle_errors(command: F) -> F:
-    """Map library errors to messages and exit codes; anything unexpected is an internal error."""
+    """Map library errors to messages and exit codes, the one place that does: FleetError (located problems),
+    InputError (an input, kubeconfig or API that cannot be used) and UsageError exit 2; anything else is a bug (3)."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from .errors import FleetError, InternalError, OutputError
+        from .errors import FleetError, InputError, InternalError, UsageError
 
         debug = click.get_current_context().find_root().params.get("debug", False)
         try:
@@ -74,9 +75,11 @@ def _handle_errors(command: F) -> F:
             errors = len(exc.errors)
             _echo(f"{errors} error{'s' if errors != 1 else ''}; nothing was written.", err=True)
             sys.exit(ExitCode.INVALID)
-        except OutputError as exc:
+        except InputError as exc:  # output errors too: a read-only target, a full disk
             _echo(f"error: {exc}", err=True)
             sys.exit(ExitCode.INVALID)
+        except UsageError as exc:
+            raise click.UsageError(str(exc)) from None
         except InternalError as exc:
             if debug:
                 traceback.print_exc()
@@ -321,15 +324,9 @@ def gpus(gpu: str | None) -> None:
 
 def _change_sides(sides: tuple[str, ...], base_ref: str | None) -> tuple[Side, Side]:
     """OLD and NEW of ``diff`` and ``plan``; bad sides exit 2 with one line."""
-    from .diff import DiffInputError, DiffUsageError, read_sides
+    from .diff import read_sides
 
-    try:
-        return read_sides(sides, base_ref, _load)
-    except DiffUsageError as exc:
-        raise click.UsageError(str(exc)) from None
-    except DiffInputError as exc:
-        _echo(f"error: {exc}", err=True)
-        sys.exit(ExitCode.INVALID)
+    return read_sides(sides, base_ref, _load)
 
 
 def _plan_command(sides: tuple[str, ...], base_ref: str | None) -> str:
@@ -373,15 +370,11 @@ def diff(sides: tuple[str, ...], base_ref: str | None, output_format: str, exit_
     gpustack-gen diff old/fleet.yaml fleet.yaml
     gpustack-gen diff --base origin/main fleet.yaml --format markdown
     """
-    from .diff import DiffInputError, diff_sides
+    from .diff import diff_sides
     from .diff.report import DIFF_REPORTS, ReportContext
 
     old, new = _change_sides(sides, base_ref)
-    try:
-        result = diff_sides(old, new)
-    except DiffInputError as exc:
-        _echo(f"error: {exc}", err=True)
-        sys.exit(ExitCode.INVALID)
+    result = diff_sides(old, new)
     context = ReportContext(
         color=_colored(output_format),
         annotation_file=new.path,
@@ -423,7 +416,6 @@ def plan(
     gpustack-gen plan old/fleet.yaml fleet.yaml
     gpustack-gen plan --base origin/main fleet.yaml --rendered rendered --format markdown
     """
-    from .diff import DiffInputError
     from .plan import plan_sides
     from .plan.report import PLAN_REPORTS, ReportContext
 
@@ -432,11 +424,7 @@ def plan(
     if unknown:
         raise click.BadParameter(f"no cluster named {', '.join(unknown)} in either fleet", param_hint="--cluster")
     fleet_dir = Path(os.path.relpath(Path(new.path or ".").parent)).as_posix()
-    try:
-        result = plan_sides(old, new, rendered=rendered, fleet_dir=fleet_dir, clusters=clusters or None)
-    except DiffInputError as exc:
-        _echo(f"error: {exc}", err=True)
-        sys.exit(ExitCode.INVALID)
+    result = plan_sides(old, new, rendered=rendered, fleet_dir=fleet_dir, clusters=clusters or None)
     render = shlex.join(["gpustack-gen", "render", new.path or sides[-1], "--out", rendered])
     context = ReportContext(color=_colored(output_format), render_command=render)
     _echo(
@@ -512,13 +500,9 @@ def verify(
     if state_dir is not None:
         state = read_state_dir(Path(state_dir), cluster)
     else:
-        from .verify.live import LiveStateError, read_live_state
+        from .verify.live import read_live_state
 
-        try:
-            state = read_live_state(cluster, kubeconfig=kubeconfig, context=context_name)
-        except LiveStateError as exc:
-            _echo(f"error: {exc}", err=True)
-            sys.exit(ExitCode.INVALID)
+        state = read_live_state(cluster, kubeconfig=kubeconfig, context=context_name)
     result = verify_cluster(cluster, state, fleet_label=fleet, rendered=rendered)
     context = ReportContext(color=_colored(output_format), annotation_file=fleet)
     _echo(

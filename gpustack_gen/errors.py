@@ -127,7 +127,15 @@ class FleetError(GpustackError):
         return [p for p in self.problems if p.severity is Severity.ERROR]
 
 
-class OutputError(GpustackError):
+class InputError(GpustackError):
+    """An input, kubeconfig or API server that cannot be used (exit 2): the message is one line naming it."""
+
+
+class UsageError(GpustackError):
+    """The command was given the wrong way (exit 2, with the command's usage)."""
+
+
+class OutputError(InputError):
     """Writing the rendered bundle failed (read-only target, disk full, lock held, unsafe path)."""
 
 

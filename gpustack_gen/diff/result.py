@@ -12,14 +12,14 @@ from typing import Any
 
 from ..change.capacity import CapacityChange
 from ..change.model import Finding, Level
-from ..errors import GpustackError
+from ..errors import InputError, UsageError
 
 
-class DiffInputError(GpustackError):
+class DiffInputError(InputError):
     """A side of the diff cannot be read: a missing path, a git ref or file that is not there, bad YAML."""
 
 
-class DiffUsageError(GpustackError):
+class DiffUsageError(UsageError):
     """The sides were given the wrong way: not OLD NEW, or --base REF with more than one FLEET."""
 
 
