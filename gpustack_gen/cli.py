@@ -532,7 +532,7 @@ def verify(
     "schema file installed with gpustack-gen when OUT is -).",
 )
 @click.option("--out", "out_path", default="fleet.yaml", show_default=True, help="File to write; - prints it.")
-@click.option("--force", is_flag=True, help="Overwrite OUT if it exists.")
+@click.option("--force", is_flag=True, help="Overwrite OUT if it exists (and nothing else: never the schema file).")
 @_handle_errors
 def init(
     clusters: tuple[str, ...],
@@ -547,8 +547,7 @@ def init(
     Beside it, fleet.schema.json (unless --schema names another), which its first line points editors at:
     commit both, and the schema resolves offline on every machine that checks the repository out.
     """
-    from .emit.single_file import write_new_file
-    from .init import FLEET_SCHEMA, InitError, fleet_schema_text, init_fleet_text
+    from .init import FLEET_SCHEMA, InitError, init_fleet_text, write_starter
 
     name = "fleet.yaml" if out_path == "-" else Path(out_path).name
     beside = schema_ref is None and out_path != "-"
@@ -561,11 +560,9 @@ def init(
     if out_path == "-":
         _echo(text, nl=False)
         return
-    schema_file = Path(out_path).parent / FLEET_SCHEMA
-    if beside and not (schema_file.is_file() and schema_file.read_text(encoding="utf-8") == fleet_schema_text()):
-        write_new_file(schema_file, fleet_schema_text(), force=force)
-        _echo(f"{schema_file}: written (the fleet file's JSON Schema; regenerate with gpustack-gen schema)")
-    write_new_file(Path(out_path), text, force=force)
+    for written in write_starter(Path(out_path), text, force=force, schema_beside=beside):
+        if written.name == FLEET_SCHEMA and written != Path(out_path):
+            _echo(f"{written}: written (the fleet file's JSON Schema; regenerate with gpustack-gen schema)")
     _echo(f"{out_path}: written; check it with gpustack-gen validate {out_path}")
 
 
@@ -642,6 +639,7 @@ def lint(
 @click.option("--kubernetes", help="Kubernetes version, when the nodes do not tell it (e.g. 1.29.15).")
 @click.option("--operator-version", help="GPU Operator chart version, when the inputs do not tell it (e.g. v25.3.3).")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write the fleet file here (default: stdout).")
+@click.option("--force", is_flag=True, help="Overwrite the --out file if it exists.")
 @click.option(
     "--check-roundtrip",
     is_flag=True,
@@ -657,6 +655,7 @@ def import_command(
     kubernetes: str | None,
     operator_version: str | None,
     out_file: str | None,
+    force: bool,
     check_roundtrip: bool,
 ) -> None:
     """Turn a cluster's GPU Operator values, ConfigMaps, ClusterPolicy and nodes into a fleet file.
@@ -674,6 +673,8 @@ def import_command(
     def path(text: str | None) -> Path | None:
         return None if text is None else Path(text)
 
+    if out_file is not None and not force and (Path(out_file).exists() or Path(out_file).is_symlink()):
+        raise click.UsageError(f"{out_file} already exists; pass --force to overwrite it")
     result = import_cluster(
         cluster_name,
         values=path(values_file),
@@ -692,7 +693,7 @@ def import_command(
     else:
         from .emit.single_file import write_new_file
 
-        write_new_file(Path(out_file), result.fleet_text, force=True)
+        write_new_file(Path(out_file), result.fleet_text, force=force)
         pools, todos = len(result.plan.pools), len(result.todos)
         summary = f"{out_file}: {pools} pool{'s' if pools != 1 else ''}, {todos} TODO{'s' if todos != 1 else ''}"
         _echo(summary, err=True)
