@@ -478,7 +478,8 @@ def verify(
     their labels and GPU, the ClusterPolicy, the ConfigMaps, the Operator's DaemonSets and HAMi's workloads; each
     finding says the likely cause and the fix.
 
-    Read-only: it only lists and gets. Exit 0 when the cluster matches; 1 when a finding is an error; 2 on bad
+    Read-only: it only lists and gets; without --from it runs the kubeconfig's exec credential plugin, as kubectl
+    does. Exit 0 when the cluster matches; 1 when a finding is an error; 2 on bad
     input or an unreachable cluster.
 
     \b
