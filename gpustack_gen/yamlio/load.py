@@ -14,8 +14,9 @@ own problems. ruamel is imported on first use, so that importing a command does 
 
 Every load has a budget: ruamel returns the anchored node itself for each alias, so parsing an alias bomb is cheap
 but every walk of the result (to plain data, JSON, validation) visits each reference, nine times more per level
-(``ruamel/yaml/composer.py:110-118``). A text with aliases is walked once here, counting each visit, and refused
-with a ``YAMLError`` past :data:`~.limits.MAX_INPUT_VALUES` values or :data:`~.limits.MAX_DEPTH` levels.
+(``ruamel/yaml/composer.py:110-118``), and deep nesting exhausts the stack of ruamel's recursive parser and of every
+walk. Each loaded document is walked once here, counting each visit, and refused with a ``YAMLError`` past
+:data:`~.limits.MAX_INPUT_VALUES` values or :data:`~.limits.MAX_DEPTH` levels.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def load_located_all(text: str, *, allow_duplicate_keys: bool = False) -> list[A
 
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = allow_duplicate_keys
-    with _value_errors_as_yaml_errors():
+    with _parse_errors_as_yaml_errors():
         documents: list[Any] = _within_budget(text, list(yaml.load_all(text)))
     return documents
 
@@ -48,7 +49,7 @@ def load_located(text: str) -> Any:
     """The one document of ``text`` as round-trip nodes."""
     from ruamel.yaml import YAML
 
-    with _value_errors_as_yaml_errors():
+    with _parse_errors_as_yaml_errors():
         return _within_budget(text, YAML(typ="rt").load(text))
 
 
@@ -76,7 +77,7 @@ def to_plain(node: Any) -> Any:
 
 def load_data(text: str) -> Any:
     """The one document of ``text`` through ruamel's safe loader: dicts, lists and scalars, no positions."""
-    with _value_errors_as_yaml_errors():
+    with _parse_errors_as_yaml_errors():
         return _within_budget(text, _safe_loader().load(text))
 
 
@@ -91,8 +92,6 @@ def _safe_loader() -> Any:
 
 def _within_budget(text: str, loaded: Any) -> Any:
     """``loaded``, once a walk of it as its aliases expand stays within the budget; raises ``YAMLError`` otherwise."""
-    if "*" not in text:  # no alias: nothing is visited twice, and ruamel's composer bounds the depth
-        return loaded
     from ruamel.yaml.error import YAMLError
 
     visits = 0
@@ -118,11 +117,14 @@ def _within_budget(text: str, loaded: Any) -> Any:
 
 
 @contextmanager
-def _value_errors_as_yaml_errors() -> Iterator[None]:
-    """A constructor's ValueError (an integer of more than 4300 digits) raised as the YAMLError callers catch."""
+def _parse_errors_as_yaml_errors() -> Iterator[None]:
+    """A constructor's ValueError (an integer of more than 4300 digits), or the parser running out of stack on deep
+    nesting, raised as the YAMLError callers catch."""
     from ruamel.yaml.error import YAMLError
 
     try:
         yield
     except ValueError as exc:
         raise YAMLError(value_error_reason(exc)) from None
+    except RecursionError:
+        raise YAMLError(f"nesting deeper than {MAX_DEPTH} levels") from None

@@ -226,3 +226,28 @@ def test_git_dubious_ownership_is_reported_as_such(tmp_path: Path) -> None:
     assert '"dubious ownership"' in result.stderr
     assert "git config --global --add safe.directory /repo" in result.stderr
     assert "not inside a git repository" not in result.stderr
+
+
+DEEP = "x: " + "[" * 5000 + "]" * 5000 + "\n"  # deeper than the parser's stack
+
+
+def test_lint_refuses_nesting_deeper_than_the_limit(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(DEEP)
+    result = run_cli("lint", "config.yaml", cwd=tmp_path)
+    assert result.returncode == 2, result.stdout
+    assert "config.yaml: not valid YAML: nesting deeper than 64 levels" in result.stdout
+
+
+def test_lint_refuses_an_embedded_config_nested_deeper_than_the_limit(tmp_path: Path) -> None:
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "gpu-operator"}}
+    configmap["data"] = {"config.yaml": "x: " + "[" * 900 + "]" * 900}  # within the stack, past any real config
+    (tmp_path / "configmap.yaml").write_text(json.dumps(configmap))
+    result = run_cli("lint", "configmap.yaml", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout
+    assert 'data["config.yaml"]: not valid YAML: nesting deeper than 64 levels' in result.stdout
+
+
+def test_verify_refuses_a_state_file_nested_too_deeply(tmp_path: Path) -> None:
+    code, stderr = _verify(_state(tmp_path, DEEP))
+    assert code == 2
+    assert "nodes.json: invalid YAML: nesting deeper than 64 levels" in stderr
