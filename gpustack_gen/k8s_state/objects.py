@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from ..errors import value_kind
 from ..model.names import explain_dns_label, explain_object_name
 from .load import Where
 
@@ -176,6 +177,20 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+class MalformedField(Exception):
+    """A field of an object is not of its type (a list given as a number...): the reader's problem, as a message."""
+
+
+def _list(data: Mapping[str, Any], key: str, path: str) -> list[Any]:
+    """``data[key]`` as a list: [] when absent or null, :class:`MalformedField` when it is anything else."""
+    value = data.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise MalformedField(f"{path} is {value_kind(value)}; the API gives a list")
+    return value
+
+
 def _name_problem(kind: str, meta: Mapping[str, Any], *node_names: Any) -> str | None:
     """Why an object's name, namespace or node name is not one the API server would take; None when they are.
 
@@ -212,7 +227,7 @@ def read_node(data: dict[str, Any], where: Where) -> Node | str:
     return Node(
         name=name,
         labels=_strings(labels),
-        taints=tuple(t for t in spec.get("taints") or [] if isinstance(t, dict)),
+        taints=tuple(t for t in _list(spec, "taints", "spec.taints") if isinstance(t, dict)),
         kubelet_version=_text(info.get("kubeletVersion")),
         runtime_version=_text(info.get("containerRuntimeVersion")),
         where=where,
@@ -301,11 +316,15 @@ def read_pod(data: dict[str, Any], where: Where) -> Pod | str:
     if bad_name:
         return bad_name
     status = _mapping(data, "status")
-    owners = [o for o in meta.get("ownerReferences") or [] if isinstance(o, dict) and o.get("controller")]
+    owners = [
+        o
+        for o in _list(meta, "ownerReferences", "metadata.ownerReferences")
+        if isinstance(o, dict) and o.get("controller")
+    ]
     containers = [
         _container(c, init)
         for key, init in (("initContainerStatuses", True), ("containerStatuses", False))
-        for c in status.get(key) or []
+        for c in _list(status, key, f"status.{key}")
         if isinstance(c, dict)
     ]
     return Pod(
@@ -363,7 +382,7 @@ def _device(data: Any, driver: str, nested: bool) -> Device | None:
     }
     taints = tuple(
         f"{t.get('key')}" + (f"={t['value']}" if t.get("value") else "") + f":{t.get('effect')}"
-        for t in body.get("taints") or []
+        for t in _list(body, "taints", f"device {data['name']}: taints")
         if isinstance(t, dict)
     )
     return Device(data["name"], attributes, capacity, taints)
@@ -381,7 +400,7 @@ def _resourceslice_reader(nested: bool) -> Reader:
         bad_name = _name_problem("ResourceSlice", meta, spec.get("nodeName"))
         if bad_name:
             return bad_name
-        devices = [_device(d, driver, nested) for d in spec.get("devices") or []]
+        devices = [_device(d, driver, nested) for d in _list(spec, "devices", "spec.devices")]
         if any(d is None for d in devices):
             return f"ResourceSlice {name}: a device without a name"
         return ResourceSlice(
@@ -408,7 +427,7 @@ def read_dra_object(data: dict[str, Any], where: Where) -> DraObject | str:
     if bad_name:
         return bad_name
     status = _mapping(data, "status")
-    results = _mapping(_mapping(status, "allocation"), "devices").get("results") or []
+    results = _list(_mapping(_mapping(status, "allocation"), "devices"), "results", "status.allocation.devices.results")
     return DraObject(
         kind=kind,
         api_version=str(data.get("apiVersion")),
@@ -417,7 +436,7 @@ def read_dra_object(data: dict[str, Any], where: Where) -> DraObject | str:
         spec=spec,
         labels=_strings(meta.get("labels")),
         where=where,
-        reserved_for=len(status.get("reservedFor") or []),
+        reserved_for=len(_list(status, "reservedFor", "status.reservedFor")),
         allocated_on=tuple(sorted({str(r.get("pool")) for r in results if isinstance(r, dict) and r.get("pool")})),
     )
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import MAX_PROBLEMS, Problem, more_problems
 from .load import Document, Where
-from .objects import API_VERSIONS, READERS, KubeObject, metadata
+from .objects import API_VERSIONS, READERS, KubeObject, MalformedField, metadata
 
 WrongKind = Callable[[Any, int, str], Problem]  # (the document, its line, its path) -> the problem to report
 
@@ -104,7 +104,10 @@ def read_objects(
                 )
             )
             continue
-        result = reader(data, Where(label, line))
+        try:
+            result = reader(data, Where(label, line))
+        except MalformedField as exc:
+            result = f"a {kind}: {exc}"
         if isinstance(result, str):
             problems.append(Problem(label, line, 1 if line else 0, path, result))
         else:

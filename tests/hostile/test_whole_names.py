@@ -1,4 +1,5 @@
-"""Names are checked whole: a value that ends in a newline is not a name, in every reader that checks names.
+"""Names are checked whole: a value that ends in a newline is not a name, in every reader that checks names; and
+the fields of a state object are of their type, or a problem that names them.
 
 Python's ``$`` also matches just before a final newline, so ``re.match(r"^[a-z]+$", "ml\\n")`` matches; a namespace
 written ``namespace: |`` followed by ``ml`` then reads as ``"ml\\n"``, which splits every printed command it lands in.
@@ -15,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from gpustack_gen import FleetError, load_fleet
-from gpustack_gen.k8s_state import Where
+from gpustack_gen.errors import Problem
+from gpustack_gen.k8s_state import Document, Where, read_objects
 from gpustack_gen.k8s_state.objects import READERS
 from gpustack_gen.lint import default_options, lint_text
 from gpustack_gen.validate.schema_files import schema_validator
@@ -143,3 +145,52 @@ def test_verify_from_refuses_a_node_name_with_a_trailing_newline(tmp_path: Path)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "is not a Kubernetes object name" in result.stderr
     assert "kubectl" not in result.stdout
+
+
+WRONG_TYPES = [
+    ("v1", "Node", {"metadata": {"name": "gpu-a"}, "spec": {"taints": 5}}, "spec.taints is an integer"),
+    ("v1", "Pod", {"metadata": {"name": "p", "ownerReferences": "ds"}}, "metadata.ownerReferences is a string"),
+    ("v1", "Pod", {"metadata": {"name": "p"}, "status": {"containerStatuses": {"a": 1}}}, "containerStatuses is a"),
+    (
+        "resource.k8s.io/v1",
+        "ResourceSlice",
+        {"metadata": {"name": "s"}, "spec": {"driver": "gpu.nvidia.com", "pool": {"name": "p"}, "devices": 3}},
+        "spec.devices is an integer",
+    ),
+    (
+        "resource.k8s.io/v1",
+        "ResourceClaim",
+        {"metadata": {"name": "c", "namespace": "ml"}, "spec": {}, "status": {"reservedFor": 2}},
+        "status.reservedFor is an integer",
+    ),
+]
+
+
+@pytest.mark.parametrize(("api_version", "kind", "data", "message"), WRONG_TYPES)
+def test_a_field_of_the_wrong_type_is_a_problem_not_a_crash(
+    api_version: str, kind: str, data: dict[str, object], message: str
+) -> None:
+    problems: list[Problem] = []
+    document = Document({"kind": "List", "items": [{"apiVersion": api_version, "kind": kind, **data}]}, 1)
+    assert (
+        read_objects("state.json", [document], (kind,), lambda *_: Problem("state.json", 0, 0, "", ""), problems) == []
+    )
+    (problem,) = problems
+    assert message in problem.message
+
+
+def test_verify_from_exits_2_on_a_taint_list_of_the_wrong_type(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    shutil.copytree(ROOT / "tests" / "verify" / "data" / "prod-healthy", state)
+    nodes = json.loads((state / "nodes.json").read_text(encoding="utf-8"))
+    nodes["items"][0].setdefault("spec", {})["taints"] = "NoSchedule"
+    (state / "nodes.json").write_text(json.dumps(nodes), encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "gpustack_gen", "verify", "examples/fleet.yaml", "--cluster", "prod", "--from", state],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert result.returncode == 2, result.stderr
+    assert "a Node: spec.taints is a string; the API gives a list" in result.stderr
