@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,3 +39,18 @@ def assert_inert(text: str) -> None:
     """No character of ``text`` can act on a terminal: everything but newline and tab is printable."""
     unsafe = sorted({c for c in text if not (c.isprintable() or c in "\n\t")})
     assert not unsafe, f"raw control characters reach the output: {unsafe!r}"
+
+
+def state_with_node(tmp_path: Path, edit: Callable[[dict[str, Any]], None]) -> Path:
+    """A copy of the healthy prod cluster's ``--from`` folder whose first node ``edit`` changed."""
+    state = tmp_path / "state"
+    shutil.copytree(ROOT / "tests" / "verify" / "data" / "prod-healthy", state)
+    nodes = json.loads((state / "nodes.json").read_text(encoding="utf-8"))
+    edit(nodes["items"][0])
+    (state / "nodes.json").write_text(json.dumps(nodes), encoding="utf-8")
+    return state
+
+
+def verify_from(state: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``gpustack-gen verify examples/fleet.yaml --cluster prod --from STATE ARGS``."""
+    return run_cli("verify", "examples/fleet.yaml", "--cluster", "prod", "--from", state, *args)

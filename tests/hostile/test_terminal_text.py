@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
-from hostile_helpers import ROOT, TERMINAL_ATTACK, assert_inert, run_cli
+from hostile_helpers import ROOT, TERMINAL_ATTACK, assert_inert, run_cli, state_with_node, verify_from
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -98,12 +98,10 @@ def test_diff_prints_a_hostile_file_name_inert(tmp_path: Path, output_format: st
 
 @pytest.mark.parametrize("output_format", ["text", "markdown", "json", "github"])
 def test_verify_prints_a_hostile_label_inert(tmp_path: Path, output_format: str) -> None:
-    state = tmp_path / "state"
-    shutil.copytree(ROOT / "tests" / "verify" / "data" / "prod-healthy", state)
-    nodes = json.loads((state / "nodes.json").read_text(encoding="utf-8"))
-    nodes["items"][0]["metadata"]["labels"]["nvidia.com/gpu.product"] = "Tesla-T4" + TERMINAL_ATTACK
-    (state / "nodes.json").write_text(json.dumps(nodes), encoding="utf-8")
-    result = run_cli("verify", "examples/fleet.yaml", "--cluster", "prod", "--from", state, "--format", output_format)
+    def label(node: dict[str, Any]) -> None:
+        node["metadata"]["labels"]["nvidia.com/gpu.product"] = "Tesla-T4" + TERMINAL_ATTACK
+
+    result = verify_from(state_with_node(tmp_path, label), "--format", output_format)
     assert result.returncode == 1, result.stderr
     assert "52;c;aGk=" in result.stdout
     assert_inert(result.stdout)
@@ -112,12 +110,10 @@ def test_verify_prints_a_hostile_label_inert(tmp_path: Path, output_format: str)
 
 
 def test_an_error_about_a_hostile_node_name_is_inert(tmp_path: Path) -> None:
-    state = tmp_path / "state"
-    shutil.copytree(ROOT / "tests" / "verify" / "data" / "prod-healthy", state)
-    nodes = json.loads((state / "nodes.json").read_text(encoding="utf-8"))
-    nodes["items"][0]["metadata"]["name"] = "gpu-t4-a" + TERMINAL_ATTACK
-    (state / "nodes.json").write_text(json.dumps(nodes), encoding="utf-8")
-    result = run_cli("verify", "examples/fleet.yaml", "--cluster", "prod", "--from", state)
+    def rename(node: dict[str, Any]) -> None:
+        node["metadata"]["name"] = "gpu-t4-a" + TERMINAL_ATTACK
+
+    result = verify_from(state_with_node(tmp_path, rename))
     assert result.returncode == 2
     assert_inert(result.stderr)
 

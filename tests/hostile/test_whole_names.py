@@ -8,12 +8,13 @@ written ``namespace: |`` followed by ``ml`` then reads as ``"ml\\n"``, which spl
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hostile_helpers import state_with_node, verify_from
 
 from gpustack_gen import FleetError, load_fleet
 from gpustack_gen.errors import Problem
@@ -130,18 +131,10 @@ def test_state_objects_refuse_a_name_with_a_trailing_newline(
 
 
 def test_verify_from_refuses_a_node_name_with_a_trailing_newline(tmp_path: Path) -> None:
-    state = tmp_path / "state"
-    shutil.copytree(ROOT / "tests" / "verify" / "data" / "prod-healthy", state)
-    nodes = json.loads((state / "nodes.json").read_text(encoding="utf-8"))
-    nodes["items"][0]["metadata"]["name"] += "\n"
-    (state / "nodes.json").write_text(json.dumps(nodes), encoding="utf-8")
-    result = subprocess.run(
-        [sys.executable, "-m", "gpustack_gen", "verify", "examples/fleet.yaml", "--cluster", "prod", "--from", state],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-    )
+    def rename(node: dict[str, Any]) -> None:
+        node["metadata"]["name"] += "\n"
+
+    result = verify_from(state_with_node(tmp_path, rename))
     assert result.returncode == 2, result.stdout + result.stderr
     assert "is not a Kubernetes object name" in result.stderr
     assert "kubectl" not in result.stdout
@@ -180,17 +173,9 @@ def test_a_field_of_the_wrong_type_is_a_problem_not_a_crash(
 
 
 def test_verify_from_exits_2_on_a_taint_list_of_the_wrong_type(tmp_path: Path) -> None:
-    state = tmp_path / "state"
-    shutil.copytree(ROOT / "tests" / "verify" / "data" / "prod-healthy", state)
-    nodes = json.loads((state / "nodes.json").read_text(encoding="utf-8"))
-    nodes["items"][0].setdefault("spec", {})["taints"] = "NoSchedule"
-    (state / "nodes.json").write_text(json.dumps(nodes), encoding="utf-8")
-    result = subprocess.run(
-        [sys.executable, "-m", "gpustack_gen", "verify", "examples/fleet.yaml", "--cluster", "prod", "--from", state],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-    )
+    def taint(node: dict[str, Any]) -> None:
+        node.setdefault("spec", {})["taints"] = "NoSchedule"
+
+    result = verify_from(state_with_node(tmp_path, taint))
     assert result.returncode == 2, result.stderr
     assert "a Node: spec.taints is a string; the API gives a list" in result.stderr
