@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..compile.artifact import kind_of_file
 from ..emit.bundle import generated_files
-from ..yamlio.limits import MAX_RENDERED_FILE_BYTES
+from ..yamlio.limits import MAX_FLEET_BYTES, MAX_RENDERED_FILE_BYTES
 from .result import DiffInputError, DiffUsageError
 from .structural import SourceFile
 
@@ -130,6 +130,10 @@ def read_at_ref(ref: str, fleet_path: str | Path) -> tuple[bytes, str]:
     exists = _git(git, root, "cat-file", "-e", f"{sha}:{rel}")
     if exists.returncode != 0:
         raise DiffInputError(f"{rel} is not in {ref} ({sha[:12]}): a new fleet file has nothing to compare with")
+    size = _git(git, root, "cat-file", "-s", f"{sha}:{rel}")
+    blob_bytes = int(size.stdout) if size.returncode == 0 and size.stdout.strip().isdigit() else 0
+    if blob_bytes > MAX_FLEET_BYTES:  # git would hand over all of it: refuse what the fleet reader refuses
+        raise DiffInputError(f"{rel} at {ref} is {blob_bytes:,} bytes; a fleet file is at most {MAX_FLEET_BYTES:,}")
     shown = _git(git, root, "cat-file", "blob", f"{sha}:{rel}")
     if shown.returncode != 0:
         raise DiffInputError(f"{rel} at {ref} is not a file: {shown.stderr.decode(errors='replace').strip()}")

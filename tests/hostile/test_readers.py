@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import stat
+import subprocess
 import sys
 from decimal import Decimal
 from pathlib import Path
@@ -251,3 +252,22 @@ def test_verify_refuses_a_state_file_nested_too_deeply(tmp_path: Path) -> None:
     code, stderr = _verify(_state(tmp_path, DEEP))
     assert code == 2
     assert "nodes.json: invalid YAML: nesting deeper than 64 levels" in stderr
+
+
+def test_a_committed_fleet_over_the_size_limit_is_not_read_from_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpustack_gen.diff import inputs
+    from gpustack_gen.diff.result import DiffInputError
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text("x" * 1000)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
+    env["GIT_COMMITTER_EMAIL"] = "t@t"
+    for args in (["init", "-q"], ["add", "fleet.yaml"], ["commit", "-qm", "fleet"]):
+        subprocess.run(["git", *args], cwd=tmp_path, env=env, check=True, capture_output=True)
+    monkeypatch.setattr(inputs, "MAX_FLEET_BYTES", 999)
+    with pytest.raises(DiffInputError, match=r"fleet\.yaml at HEAD is 1,000 bytes; a fleet file is at most 999"):
+        inputs.read_at_ref("HEAD", fleet)
