@@ -37,17 +37,36 @@ _LINT_FORMATS = ("text", "json", "github")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _echo(text: str, *, err: bool = False, nl: bool = True, json_text: bool = False, styled: bool = False) -> None:
+    """Print ``text`` inert: every line the command prints goes through here (``gpustack_gen.inert``).
+
+    ``json_text``: JSON, whose strings take ``\\uXXXX`` escapes; ``styled``: a coloured report, whose own styles
+    stay. A character the stream's encoding cannot hold (a non-UTF-8 locale) is written as its escape, not a crash.
+    """
+    from .inert import inert_json, inert_text
+
+    safe = inert_json(text) if json_text else inert_text(text, keep_styles=styled)
+    encoding = getattr(sys.stderr if err else sys.stdout, "encoding", None) or "utf-8"
+    click.echo(safe.encode(encoding, "backslashreplace").decode(encoding), err=err, nl=nl)
+
+
 def _print_problems(problems: Sequence[Problem]) -> None:
-    for problem in problems:
-        click.echo(problem.format(), err=True)
+    from .errors import shown_problems
+
+    shown, more = shown_problems(problems)
+    for problem in shown:
+        _echo(problem.format(), err=True)
+    if more:
+        _echo(more, err=True)
 
 
 def _handle_errors(command: F) -> F:
-    """Map library errors to messages and exit codes; anything unexpected is an internal error."""
+    """Map library errors to messages and exit codes, the one place that does: FleetError (located problems),
+    InputError (an input, kubeconfig or API that cannot be used) and UsageError exit 2; anything else is a bug (3)."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from .errors import FleetError, InternalError, OutputError
+        from .errors import FleetError, InputError, InternalError, UsageError
 
         debug = click.get_current_context().find_root().params.get("debug", False)
         try:
@@ -55,15 +74,17 @@ def _handle_errors(command: F) -> F:
         except FleetError as exc:
             _print_problems(exc.problems)
             errors = len(exc.errors)
-            click.echo(f"{errors} error{'s' if errors != 1 else ''}; nothing was written.", err=True)
+            _echo(f"{errors} error{'s' if errors != 1 else ''}; nothing was written.", err=True)
             sys.exit(ExitCode.INVALID)
-        except OutputError as exc:
-            click.echo(f"error: {exc}", err=True)
+        except InputError as exc:  # output errors too: a read-only target, a full disk
+            _echo(f"error: {exc}", err=True)
             sys.exit(ExitCode.INVALID)
+        except UsageError as exc:
+            raise click.UsageError(str(exc)) from None
         except InternalError as exc:
             if debug:
                 traceback.print_exc()
-            click.echo(
+            _echo(
                 f"internal error: generated {_one_line(str(exc))} (gpustack-gen {__version__}); "
                 "nothing was written. This is a bug: please report this, with the output of --debug.",
                 err=True,
@@ -74,7 +95,7 @@ def _handle_errors(command: F) -> F:
         except Exception as exc:
             if debug:
                 traceback.print_exc()
-            click.echo(
+            _echo(
                 f"internal error: {type(exc).__name__}: {_one_line(str(exc))} (gpustack-gen {__version__}). "
                 "This is a bug: please report this, with the output of --debug.",
                 err=True,
@@ -148,7 +169,7 @@ def validate(fleet: str) -> None:
     """Check FLEET; print every problem as file:line:col: field: message."""
     loaded = _load(fleet)
     pools = sum(len(c.pools) for c in loaded.clusters)
-    click.echo(f"{fleet}: ok ({len(loaded.clusters)} clusters, {pools} pools)")
+    _echo(f"{fleet}: ok ({len(loaded.clusters)} clusters, {pools} pools)")
 
 
 @main.command()
@@ -174,18 +195,18 @@ def render(fleet: str, out_dir: str, clusters: tuple[str, ...], check: bool, wra
     if check:
         drift = bundle.drift(out_dir)
         if drift.clean:
-            click.echo(f"{out_dir}: up to date ({len(bundle.files)} files)")
+            _echo(f"{out_dir}: up to date ({len(bundle.files)} files)")
             return
         for label, paths in (("missing", drift.missing), ("changed", drift.changed), ("stale", drift.stale)):
             for path in paths:
-                click.echo(f"{label}: {Path(out_dir) / path}")
-        click.echo(f"{out_dir} is not up to date: run gpustack-gen render {fleet} --out {out_dir}", err=True)
+                _echo(f"{label}: {Path(out_dir) / path}")
+        _echo(f"{out_dir} is not up to date: run gpustack-gen render {fleet} --out {out_dir}", err=True)
         sys.exit(ExitCode.DIFFERS)
     summary = bundle.write(
         out_dir,
-        on_wait=lambda: click.echo(f"waiting for another gpustack-gen render into {out_dir} to finish...", err=True),
+        on_wait=lambda: _echo(f"waiting for another gpustack-gen render into {out_dir} to finish...", err=True),
     )
-    click.echo(
+    _echo(
         f"{out_dir}: {len(summary.written)} written, {len(summary.unchanged)} unchanged, {len(summary.removed)} removed"
     )
 
@@ -220,17 +241,17 @@ def schema(kind: str, operator_version: str | None) -> None:
         if kind == "fleet":
             from .init import fleet_schema_text
 
-            click.echo(fleet_schema_text(), nl=False)
+            _echo(fleet_schema_text(), nl=False)
             return
         from .validate.schema_files import load_schema
 
-        click.echo(json.dumps(load_schema(f"{kind}.schema.json"), indent=2, sort_keys=False))
+        _echo(json.dumps(load_schema(f"{kind}.schema.json"), indent=2, sort_keys=False))
         return
     from .validate.operator_schema import operator_schema
     from .versions import NEWEST_OPERATOR
 
     release = NEWEST_OPERATOR if operator_version is None else _operator_version(operator_version)
-    click.echo(json.dumps(operator_schema(kind, release.version), indent=2, sort_keys=False))
+    _echo(json.dumps(operator_schema(kind, release.version), indent=2, sort_keys=False))
 
 
 @main.command()
@@ -255,18 +276,18 @@ def versions() -> None:
     def yes(flag: bool) -> str:
         return "yes" if flag else "no"
 
-    click.echo(f"{'operator':<10} {'device-plugin':<14} {'mig-manager':<12} cdi-on-by-default  mps  verified")
+    _echo(f"{'operator':<10} {'device-plugin':<14} {'mig-manager':<12} cdi-on-by-default  mps  verified")
     for v in OPERATOR_VERSIONS:
-        click.echo(
+        _echo(
             f"{v.version:<10} {v.device_plugin:<14} {v.mig_manager:<12} {yes(v.cdi_enabled_by_default):<18} "
             f"{yes(v.has_mps):<4} {yes(v.verified)}"
         )
-    click.echo(f"\n{'hami':<10} {'values-keys':<12} verified")
+    _echo(f"\n{'hami':<10} {'values-keys':<12} verified")
     for h in HAMI_VERSIONS:
-        click.echo(f"{h.version:<10} {sum(gate.allows(h) for gate in VALUES_KEYS):<12} {yes(h.verified)}")
-    click.echo(f"\n{'dra-driver':<10} {'chart':<22} {'source':<47} {'sharing':<17} {'kubernetes':<11} verified")
+        _echo(f"{h.version:<10} {sum(gate.allows(h) for gate in VALUES_KEYS):<12} {yes(h.verified)}")
+    _echo(f"\n{'dra-driver':<10} {'chart':<22} {'source':<47} {'sharing':<17} {'kubernetes':<11} verified")
     for d in DRA_VERSIONS:
-        click.echo(
+        _echo(
             f"{d.version:<10} {d.chart:<22} {d.repository:<47} {','.join(d.sharing) or '-':<17} "
             f"{d.kubernetes_prerequisite or '-':<11} {yes(d.verified)}"
         )
@@ -282,37 +303,31 @@ def gpus(gpu: str | None) -> None:
     if gpu is None:
         for model in GPUS:
             mig = "MIG" if model.mig_capable else "no MIG"
-            click.echo(f"{model.id:<30} {model.name:<32} {mig:<7} {', '.join(model.product_labels)}")
+            _echo(f"{model.id:<30} {model.name:<32} {mig:<7} {', '.join(model.product_labels)}")
         return
     found = get_gpu(gpu)
     if found is None:
         close = suggest_gpus(gpu)
         raise click.UsageError(f"unknown GPU {gpu!r}" + (f"; did you mean {' or '.join(close)}?" if close else ""))
-    click.echo(f"{found.id}: {found.name} ({found.architecture})")
-    click.echo(f"product labels: {', '.join(found.product_labels) or '-'}")
+    _echo(f"{found.id}: {found.name} ({found.architecture})")
+    _echo(f"product labels: {', '.join(found.product_labels) or '-'}")
     if not found.mig_capable:
-        click.echo("MIG: not supported; share it with time-slicing or mps")
+        _echo("MIG: not supported; share it with time-slicing or mps")
         return
-    click.echo(f"MIG: {found.compute_slices} compute / {found.memory_slices} memory slices")
+    _echo(f"MIG: {found.compute_slices} compute / {found.memory_slices} memory slices")
     for profile in found.profiles:
-        click.echo(
+        _echo(
             f"  {profile.name:<18} compute {profile.compute_slices}  memory {profile.memory_slices}  "
             f"max {profile.max_instances}  {profile.resource_name}"
         )
-    click.echo(f"built-in configs: {', '.join(builtin_mig_config_names(found))}")
+    _echo(f"built-in configs: {', '.join(builtin_mig_config_names(found))}")
 
 
 def _change_sides(sides: tuple[str, ...], base_ref: str | None) -> tuple[Side, Side]:
     """OLD and NEW of ``diff`` and ``plan``; bad sides exit 2 with one line."""
-    from .diff import DiffInputError, DiffUsageError, read_sides
+    from .diff import read_sides
 
-    try:
-        return read_sides(sides, base_ref, _load)
-    except DiffUsageError as exc:
-        raise click.UsageError(str(exc)) from None
-    except DiffInputError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(ExitCode.INVALID)
+    return read_sides(sides, base_ref, _load)
 
 
 def _plan_command(sides: tuple[str, ...], base_ref: str | None) -> str:
@@ -356,21 +371,22 @@ def diff(sides: tuple[str, ...], base_ref: str | None, output_format: str, exit_
     gpustack-gen diff old/fleet.yaml fleet.yaml
     gpustack-gen diff --base origin/main fleet.yaml --format markdown
     """
-    from .diff import DiffInputError, diff_sides
+    from .diff import diff_sides
     from .diff.report import DIFF_REPORTS, ReportContext
 
     old, new = _change_sides(sides, base_ref)
-    try:
-        result = diff_sides(old, new)
-    except DiffInputError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(ExitCode.INVALID)
+    result = diff_sides(old, new)
     context = ReportContext(
         color=_colored(output_format),
         annotation_file=new.path,
         plan_command=_plan_command(sides, base_ref),
     )
-    click.echo(DIFF_REPORTS[output_format](result, context), nl=False)
+    _echo(
+        DIFF_REPORTS[output_format](result, context),
+        nl=False,
+        json_text=output_format == "json",
+        styled=context.color,
+    )
     if exit_code and not result.empty:
         sys.exit(ExitCode.DIFFERS)
 
@@ -401,7 +417,6 @@ def plan(
     gpustack-gen plan old/fleet.yaml fleet.yaml
     gpustack-gen plan --base origin/main fleet.yaml --rendered rendered --format markdown
     """
-    from .diff import DiffInputError
     from .plan import plan_sides
     from .plan.report import PLAN_REPORTS, ReportContext
 
@@ -410,14 +425,15 @@ def plan(
     if unknown:
         raise click.BadParameter(f"no cluster named {', '.join(unknown)} in either fleet", param_hint="--cluster")
     fleet_dir = Path(os.path.relpath(Path(new.path or ".").parent)).as_posix()
-    try:
-        result = plan_sides(old, new, rendered=rendered, fleet_dir=fleet_dir, clusters=clusters or None)
-    except DiffInputError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(ExitCode.INVALID)
+    result = plan_sides(old, new, rendered=rendered, fleet_dir=fleet_dir, clusters=clusters or None)
     render = shlex.join(["gpustack-gen", "render", new.path or sides[-1], "--out", rendered])
     context = ReportContext(color=_colored(output_format), render_command=render)
-    click.echo(PLAN_REPORTS[output_format](result, context), nl=False)
+    _echo(
+        PLAN_REPORTS[output_format](result, context),
+        nl=False,
+        json_text=output_format == "json",
+        styled=context.color,
+    )
     sys.exit(result.exit_code)
 
 
@@ -463,7 +479,8 @@ def verify(
     their labels and GPU, the ClusterPolicy, the ConfigMaps, the Operator's DaemonSets and HAMi's workloads; each
     finding says the likely cause and the fix.
 
-    Read-only: it only lists and gets. Exit 0 when the cluster matches; 1 when a finding is an error; 2 on bad
+    Read-only: it only lists and gets; without --from it runs the kubeconfig's exec credential plugin, as kubectl
+    does. Exit 0 when the cluster matches; 1 when a finding is an error; 2 on bad
     input or an unreachable cluster.
 
     \b
@@ -485,16 +502,17 @@ def verify(
     if state_dir is not None:
         state = read_state_dir(Path(state_dir), cluster)
     else:
-        from .verify.live import LiveStateError, read_live_state
+        from .verify.live import read_live_state
 
-        try:
-            state = read_live_state(cluster, kubeconfig=kubeconfig, context=context_name)
-        except LiveStateError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(ExitCode.INVALID)
+        state = read_live_state(cluster, kubeconfig=kubeconfig, context=context_name)
     result = verify_cluster(cluster, state, fleet_label=fleet, rendered=rendered)
     context = ReportContext(color=_colored(output_format), annotation_file=fleet)
-    click.echo(VERIFY_REPORTS[output_format](result, context), nl=False)
+    _echo(
+        VERIFY_REPORTS[output_format](result, context),
+        nl=False,
+        json_text=output_format == "json",
+        styled=context.color,
+    )
     sys.exit(result.exit_code)
 
 
@@ -516,7 +534,7 @@ def verify(
     "schema file installed with gpustack-gen when OUT is -).",
 )
 @click.option("--out", "out_path", default="fleet.yaml", show_default=True, help="File to write; - prints it.")
-@click.option("--force", is_flag=True, help="Overwrite OUT if it exists.")
+@click.option("--force", is_flag=True, help="Overwrite OUT if it exists (and nothing else: never the schema file).")
 @_handle_errors
 def init(
     clusters: tuple[str, ...],
@@ -531,8 +549,7 @@ def init(
     Beside it, fleet.schema.json (unless --schema names another), which its first line points editors at:
     commit both, and the schema resolves offline on every machine that checks the repository out.
     """
-    from .emit.single_file import write_new_file
-    from .init import FLEET_SCHEMA, InitError, fleet_schema_text, init_fleet_text
+    from .init import FLEET_SCHEMA, InitError, init_fleet_text, write_starter
 
     name = "fleet.yaml" if out_path == "-" else Path(out_path).name
     beside = schema_ref is None and out_path != "-"
@@ -543,14 +560,12 @@ def init(
     except InitError as exc:
         raise click.BadParameter(str(exc), param_hint=exc.option) from None
     if out_path == "-":
-        click.echo(text, nl=False)
+        _echo(text, nl=False)
         return
-    schema_file = Path(out_path).parent / FLEET_SCHEMA
-    if beside and not (schema_file.is_file() and schema_file.read_text(encoding="utf-8") == fleet_schema_text()):
-        write_new_file(schema_file, fleet_schema_text(), force=force)
-        click.echo(f"{schema_file}: written (the fleet file's JSON Schema; regenerate with gpustack-gen schema)")
-    write_new_file(Path(out_path), text, force=force)
-    click.echo(f"{out_path}: written; check it with gpustack-gen validate {out_path}")
+    for written in write_starter(Path(out_path), text, force=force, schema_beside=beside):
+        if written.name == FLEET_SCHEMA and written != Path(out_path):
+            _echo(f"{written}: written (the fleet file's JSON Schema; regenerate with gpustack-gen schema)")
+    _echo(f"{out_path}: written; check it with gpustack-gen validate {out_path}")
 
 
 @main.command()
@@ -602,7 +617,7 @@ def lint(
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
     report = lint_files(files, default_options(release, namespace, kubernetes_version))
-    click.echo(format_report(report, output_format), nl=False)
+    _echo(format_report(report, output_format), nl=False, json_text=output_format == "json")
     sys.exit(report.exit_code)
 
 
@@ -626,6 +641,7 @@ def lint(
 @click.option("--kubernetes", help="Kubernetes version, when the nodes do not tell it (e.g. 1.29.15).")
 @click.option("--operator-version", help="GPU Operator chart version, when the inputs do not tell it (e.g. v25.3.3).")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write the fleet file here (default: stdout).")
+@click.option("--force", is_flag=True, help="Overwrite the --out file if it exists.")
 @click.option(
     "--check-roundtrip",
     is_flag=True,
@@ -641,6 +657,7 @@ def import_command(
     kubernetes: str | None,
     operator_version: str | None,
     out_file: str | None,
+    force: bool,
     check_roundtrip: bool,
 ) -> None:
     """Turn a cluster's GPU Operator values, ConfigMaps, ClusterPolicy and nodes into a fleet file.
@@ -658,6 +675,8 @@ def import_command(
     def path(text: str | None) -> Path | None:
         return None if text is None else Path(text)
 
+    if out_file is not None and not force and (Path(out_file).exists() or Path(out_file).is_symlink()):
+        raise click.UsageError(f"{out_file} already exists; pass --force to overwrite it")
     result = import_cluster(
         cluster_name,
         values=path(values_file),
@@ -668,26 +687,26 @@ def import_command(
         operator_version=operator_version,
     )
     for todo in result.todos:
-        click.echo(f"warning: TODO: {todo}", err=True)
+        _echo(f"warning: TODO: {todo}", err=True)
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        _echo(f"warning: {warning}", err=True)
     if out_file is None:
-        click.echo(result.fleet_text, nl=False)
+        _echo(result.fleet_text, nl=False)
     else:
         from .emit.single_file import write_new_file
 
-        write_new_file(Path(out_file), result.fleet_text, force=True)
+        write_new_file(Path(out_file), result.fleet_text, force=force)
         pools, todos = len(result.plan.pools), len(result.todos)
         summary = f"{out_file}: {pools} pool{'s' if pools != 1 else ''}, {todos} TODO{'s' if todos != 1 else ''}"
-        click.echo(summary, err=True)
+        _echo(summary, err=True)
     if not check_roundtrip:
         return
     report = roundtrip(result)
     for line in report.expected:
-        click.echo(f"expected rename: {line}", err=True)
+        _echo(f"expected rename: {line}", err=True)
     for line in report.differences:
-        click.echo(f"would change: {line}", err=True)
+        _echo(f"would change: {line}", err=True)
     if report.differences:
-        click.echo(f"round trip: {len(report.differences)} differences in what the fleet model owns", err=True)
+        _echo(f"round trip: {len(report.differences)} differences in what the fleet model owns", err=True)
         sys.exit(ExitCode.DIFFERS)
-    click.echo("round trip: rendering the imported fleet changes nothing the fleet model owns", err=True)
+    _echo("round trip: rendering the imported fleet changes nothing the fleet model owns", err=True)

@@ -20,6 +20,22 @@ class ExitCode(IntEnum):
     INTERNAL = 3  # a bug
 
 
+# Problems reported of one input at most, and printed at most: a hostile file of millions of bad items must not
+# print millions of lines (the rest are counted: "... and N more").
+MAX_PROBLEMS = 100
+
+
+def shown_problems(problems: Sequence[Problem]) -> tuple[Sequence[Problem], str | None]:
+    """The problems to print of ``problems``, and the line that counts the rest (None: all are shown)."""
+    if len(problems) <= MAX_PROBLEMS + 1:  # "... and 1 more" would take the line the problem takes
+        return problems, None
+    return problems[:MAX_PROBLEMS], more_problems(len(problems) - MAX_PROBLEMS)
+
+
+def more_problems(count: int) -> str:
+    return f"... and {count:,} more problem{'s' if count != 1 else ''}"
+
+
 class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
@@ -112,7 +128,15 @@ class FleetError(GpustackError):
         return [p for p in self.problems if p.severity is Severity.ERROR]
 
 
-class OutputError(GpustackError):
+class InputError(GpustackError):
+    """An input, kubeconfig or API server that cannot be used (exit 2): the message is one line naming it."""
+
+
+class UsageError(GpustackError):
+    """The command was given the wrong way (exit 2, with the command's usage)."""
+
+
+class OutputError(InputError):
     """Writing the rendered bundle failed (read-only target, disk full, lock held, unsafe path)."""
 
 

@@ -27,7 +27,7 @@ DEFAULT_CLUSTER = "gpu-cluster"
 DEFAULT_GPU = "tesla-t4"
 DEFAULT_KUBERNETES = "1.31.0"
 
-__all__ = ["InitError", "init_fleet_text"]
+__all__ = ["InitError", "init_fleet_text", "write_starter"]
 
 
 class InitError(ValueError):
@@ -162,3 +162,47 @@ def init_fleet_text(
         )
     )
     return text
+
+
+def write_starter(out: Path, text: str, *, force: bool, schema_beside: bool) -> tuple[Path, ...]:
+    """Write the starter fleet ``text`` to ``out`` and, with ``schema_beside``, the fleet schema beside it.
+
+    Everything is checked before anything is written: an existing ``out`` is refused unless ``force`` (which
+    overwrites ``out`` and nothing else), and a schema file beside it that differs from this version's is the
+    user's: refused, never overwritten. Each write is atomic; when the fleet cannot be written, a schema written
+    for it is removed again. Returns the paths written. Raises :class:`OutputError`.
+    """
+    from .emit.single_file import write_new_file
+    from .yamlio.input_file import InputFileError, read_input_bytes
+
+    schema_file = out.parent / FLEET_SCHEMA
+    schema_text = fleet_schema_text()
+    write_schema = False
+    if schema_beside:
+        try:
+            existing = read_input_bytes(schema_file, 4 * len(schema_text) + 4096)
+        except InputFileError as exc:
+            if not exc.missing:
+                raise OutputError(f"{schema_file}: {exc.reason}") from None
+            write_schema = True
+        else:
+            if existing != schema_text.encode("utf-8"):
+                raise OutputError(
+                    f"{schema_file} already exists and is not this version's fleet schema: it is left as it is; "
+                    f"regenerate it with gpustack-gen schema > {schema_file}, or pass --schema to point at another"
+                )
+    if out.is_dir():
+        raise OutputError(f"{out} is a folder")
+    if not force and (out.exists() or out.is_symlink()):
+        raise OutputError(f"{out} already exists; pass --force to overwrite it")
+    written: list[Path] = []
+    if write_schema:
+        write_new_file(schema_file, schema_text)
+        written.append(schema_file)
+    try:
+        write_new_file(out, text, force=force)
+    except OutputError:
+        if write_schema:
+            schema_file.unlink(missing_ok=True)
+        raise
+    return (*written, out)

@@ -10,6 +10,8 @@ cluster folder, named after the folder.
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping
@@ -19,18 +21,18 @@ from typing import TYPE_CHECKING, Any
 
 from ..compile.artifact import kind_of_file
 from ..emit.bundle import generated_files
-from ..errors import GpustackError
-from ..yamlio.limits import MAX_RENDERED_FILE_BYTES
+from ..errors import InputError, UsageError
+from ..yamlio.limits import MAX_FLEET_BYTES, MAX_RENDERED_FILE_BYTES
 
 if TYPE_CHECKING:
     from ..model.fleet import Fleet
 
 
-class DiffInputError(GpustackError):
+class DiffInputError(InputError):
     """A side cannot be read: a missing path, a git ref or file that is not there, bad YAML."""
 
 
-class DiffUsageError(GpustackError):
+class DiffUsageError(UsageError):
     """The sides were given the wrong way: not OLD NEW, or --base REF with more than one FLEET."""
 
 
@@ -131,6 +133,13 @@ def read_at_ref(ref: str, fleet_path: str | Path) -> tuple[bytes, str]:
         raise DiffInputError(f"{fleet_path}: its folder does not exist")
     top = _git(git, directory, "rev-parse", "--show-toplevel")
     if top.returncode != 0:
+        if b"dubious ownership" in top.stderr:  # git refuses a repository another user owns (CI containers)
+            named = re.search(rb"safe\.directory (\S[^\n]*)", top.stderr)  # git names the repository's top
+            repository = named.group(1).decode(errors="replace").strip() if named else str(directory.resolve())
+            raise DiffInputError(
+                f'git refuses the repository of {fleet_path}: another user owns it ("dubious ownership"); if you '
+                f"trust it, run: git config --global --add safe.directory {shlex.quote(repository)}"
+            )
         raise DiffInputError(f"{fleet_path} is not inside a git repository; --base needs one")
     root = Path(top.stdout.decode().strip()).resolve()
     try:
@@ -147,6 +156,10 @@ def read_at_ref(ref: str, fleet_path: str | Path) -> tuple[bytes, str]:
     exists = _git(git, root, "cat-file", "-e", f"{sha}:{rel}")
     if exists.returncode != 0:
         raise DiffInputError(f"{rel} is not in {ref} ({sha[:12]}): a new fleet file has nothing to compare with")
+    size = _git(git, root, "cat-file", "-s", f"{sha}:{rel}")
+    blob_bytes = int(size.stdout) if size.returncode == 0 and size.stdout.strip().isdigit() else 0
+    if blob_bytes > MAX_FLEET_BYTES:  # git would hand over all of it: refuse what the fleet reader refuses
+        raise DiffInputError(f"{rel} at {ref} is {blob_bytes:,} bytes; a fleet file is at most {MAX_FLEET_BYTES:,}")
     shown = _git(git, root, "cat-file", "blob", f"{sha}:{rel}")
     if shown.returncode != 0:
         raise DiffInputError(f"{rel} at {ref} is not a file: {shown.stderr.decode(errors='replace').strip()}")

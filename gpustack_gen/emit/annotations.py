@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from ..inert import inert_line
+
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """The runner's own escapes for %, CR and LF; any other control character escaped as everywhere else."""
+    return inert_line(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _escape_property(text: str) -> str:

@@ -1,7 +1,13 @@
-"""Write one file atomically (a fleet file from ``init`` or ``import``), never leaving a partial one."""
+"""Write one file atomically (a fleet file from ``init`` or ``import``), never leaving a partial one.
+
+The text goes to a temporary file beside the target first; a new file is then linked into place (``link`` fails
+when the name exists: no check-then-write race), an overwrite replaces it with ``rename``. A full disk or a kill
+leaves the target as it was, and the retry does not find a truncated file "already existing".
+"""
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -14,22 +20,35 @@ def write_new_file(path: Path, text: str, *, force: bool = False) -> None:
     if path.is_dir():
         raise OutputError(f"{path} is a folder")
     try:
-        if not force:
-            with path.open("x", encoding="utf-8", newline="\n") as stream:  # "x": never clobber
-                stream.write(text)
-            return
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         try:
             with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
                 stream.write(text)
+                stream.flush()
+                os.fsync(stream.fileno())
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(temporary, 0o666 & ~umask)
-            os.replace(temporary, path)
-        except BaseException:
+            if force:
+                os.replace(temporary, path)
+            else:
+                _link_new(temporary, path)
+        finally:
             Path(temporary).unlink(missing_ok=True)
-            raise
     except FileExistsError:
         raise OutputError(f"{path} already exists; pass --force to overwrite it") from None
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _link_new(temporary: str, path: Path) -> None:
+    """``temporary`` under the name ``path``, which must not exist (FileExistsError)."""
+    try:
+        os.link(temporary, path)
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV):
+            raise
+        # No hard links on this file system: a rename, after the one check it allows.
+        if path.exists() or path.is_symlink():
+            raise FileExistsError(errno.EEXIST, "exists", str(path)) from None
+        os.replace(temporary, path)

@@ -76,7 +76,7 @@ def import_cluster(
     if kubernetes is not None:
         version = leading_version(kubernetes)
         k8s_override = None if version is None else "{}.{}.{}".format(*version)
-        if k8s_override is None or re.match(KUBERNETES_VERSION, k8s_override) is None:
+        if k8s_override is None or re.fullmatch(KUBERNETES_VERSION, k8s_override) is None:
             problems.append(
                 Problem("--kubernetes", 0, 0, "", f"{kubernetes!r} is not a Kubernetes version", "e.g. 1.29.15")
             )

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Problem
-from ..yamlio.limits import MAX_IMPORT_INPUT_BYTES, MAX_JSON_INPUT_BYTES
+from ..yamlio.input_file import InputFileError, read_input_bytes
+from ..yamlio.limits import MAX_IMPORT_INPUT_BYTES, MAX_JSON_INPUT_BYTES, value_error_reason
 from ..yamlio.load import to_plain
 
 
@@ -61,13 +62,9 @@ def load_documents(source: InputSource, problems: list[Problem]) -> tuple[str, l
         return source.name, parse_documents(source.name, source.text, problems)
     label = source.as_posix() if not source.is_absolute() else source.name
     try:
-        size = source.stat().st_size
-        if size > MAX_JSON_INPUT_BYTES:
-            problems.append(Problem(label, 0, 0, "", f"file is {size:,} bytes; the limit is {MAX_JSON_INPUT_BYTES:,}"))
-            return label, []
-        raw = source.read_bytes()
-    except OSError as exc:
-        problems.append(Problem(label, 0, 0, "", f"cannot read file: {exc.strerror or exc}"))
+        raw = read_input_bytes(source, MAX_JSON_INPUT_BYTES)
+    except InputFileError as exc:
+        problems.append(Problem(label, 0, 0, "", exc.reason))
         return label, []
     try:
         text = raw.decode("utf-8-sig")
@@ -89,11 +86,14 @@ def parse_documents(label: str, text: str, problems: list[Problem]) -> list[Docu
             problems.append(Problem(label, 0, 0, "", f"input is larger than {MAX_JSON_INPUT_BYTES:,} bytes"))
             return []
         try:
-            data = json.loads(text)
+            data = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_object_without_duplicates)
         except json.JSONDecodeError as exc:
             json_error = exc  # perhaps a YAML stream of JSON documents; YAML decides below
         except RecursionError:
             problems.append(Problem(label, 0, 0, "", "invalid JSON: nested too deeply"))
+            return []
+        except ValueError as exc:  # ours below, or an integer of more than 4300 digits (int() refuses those)
+            problems.append(Problem(label, 0, 0, "", f"invalid JSON: {value_error_reason(exc)}", _REWRITE))
             return []
         else:
             line = text.count("\n", 0, len(text) - len(stripped)) + 1
@@ -127,9 +127,28 @@ def _parse_yaml(
         if json_error is not None:
             problems.append(_json_problem(label, json_error))
             return []
-        problems.append(Problem(label, 0, 0, "", f"invalid YAML: {' '.join(str(exc).split())}"))
+        reason = value_error_reason(exc) if isinstance(exc, ValueError) else " ".join(str(exc).split())
+        problems.append(Problem(label, 0, 0, "", f"invalid YAML: {reason}"))
         return []
     return [Document(to_plain(doc), _line(doc), _item_lines(doc)) for doc in raw_docs if doc is not None]
+
+
+_REWRITE = "write the file again with kubectl get ... -o json > FILE; it holds one JSON document"
+
+
+def _refuse_constant(name: str) -> Any:
+    """NaN, Infinity and -Infinity: Python's json takes them, JSON (and the API server) does not."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when a key repeats: which one wins differs between readers, so a finding could lie."""
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        found[key] = value
+    return found
 
 
 def _json_problem(label: str, error: json.JSONDecodeError) -> Problem:
@@ -139,7 +158,7 @@ def _json_problem(label: str, error: json.JSONDecodeError) -> Problem:
         error.colno,
         "",
         f"invalid JSON: {error.msg}",
-        "write the file again with kubectl get ... -o json > FILE; it holds one JSON document",
+        _REWRITE,
     )
 
 

@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from ..errors import value_kind
+from ..model.names import explain_dns_label, explain_object_name
 from .load import Where
 
 
@@ -175,6 +177,37 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+class MalformedField(Exception):
+    """A field of an object is not of its type (a list given as a number...): the reader's problem, as a message."""
+
+
+def _list(data: Mapping[str, Any], key: str, path: str) -> list[Any]:
+    """``data[key]`` as a list: [] when absent or null, :class:`MalformedField` when it is anything else."""
+    value = data.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise MalformedField(f"{path} is {value_kind(value)}; the API gives a list")
+    return value
+
+
+def _name_problem(kind: str, meta: Mapping[str, Any], *node_names: Any) -> str | None:
+    """Why an object's name, namespace or node name is not one the API server would take; None when they are.
+
+    These names reach messages and printed commands, so a state file written by hand must not smuggle a newline or
+    a shell metacharacter in through them.
+    """
+    for field_name, value, explain in (
+        ("metadata.name", meta.get("name"), explain_object_name),
+        ("metadata.namespace", meta.get("namespace"), explain_dns_label),
+        *(("node name", node_name, explain_object_name) for node_name in node_names),
+    ):
+        problem = explain(value) if isinstance(value, str) and value else None
+        if problem is not None:
+            return f"{kind} {field_name} {problem}"
+    return None
+
+
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
@@ -185,13 +218,16 @@ def read_node(data: dict[str, Any], where: Where) -> Node | str:
     labels = meta.get("labels") or {}
     if not isinstance(name, str) or not name or not isinstance(labels, dict):
         return "a Node without metadata.name or with malformed labels"
+    bad_name = _name_problem("Node", meta)
+    if bad_name:
+        return bad_name
     spec = _mapping(data, "spec")
     status = _mapping(data, "status")
     info = _mapping(status, "nodeInfo")
     return Node(
         name=name,
         labels=_strings(labels),
-        taints=tuple(t for t in spec.get("taints") or [] if isinstance(t, dict)),
+        taints=tuple(t for t in _list(spec, "taints", "spec.taints") if isinstance(t, dict)),
         kubelet_version=_text(info.get("kubeletVersion")),
         runtime_version=_text(info.get("containerRuntimeVersion")),
         where=where,
@@ -207,6 +243,9 @@ def read_configmap(data: dict[str, Any], where: Where) -> ConfigMap | str:
     name = meta.get("name")
     if not isinstance(name, str) or not name:
         return "a ConfigMap without metadata.name"
+    bad_name = _name_problem("ConfigMap", meta)
+    if bad_name:
+        return bad_name
     body = data.get("data") or {}
     if not isinstance(body, dict) or not all(isinstance(v, str) for v in body.values()):
         return f"ConfigMap {name}: data must map keys to strings (config files)"
@@ -218,6 +257,9 @@ def read_clusterpolicy(data: dict[str, Any], where: Where) -> ClusterPolicy | st
     if not isinstance(spec, dict):
         return "a ClusterPolicy without spec"
     meta = metadata(data)
+    bad_name = _name_problem("ClusterPolicy", meta)
+    if bad_name:
+        return bad_name
     state = _mapping(data, "status").get("state")
     return ClusterPolicy(
         name=str(meta.get("name") or ""),
@@ -247,6 +289,9 @@ def _read_workload(
     name = meta.get("name")
     if not isinstance(name, str) or not name:
         return f"a {kind.__name__} without metadata.name"
+    bad_name = _name_problem(kind.__name__, meta)
+    if bad_name:
+        return bad_name
     status = _mapping(data, "status")
     generation = meta.get("generation")
     ready, updated = (_count(status.get(key)) for key in counts)
@@ -267,12 +312,19 @@ def read_pod(data: dict[str, Any], where: Where) -> Pod | str:
     if not isinstance(name, str) or not name:
         return "a Pod without metadata.name"
     spec = _mapping(data, "spec")
+    bad_name = _name_problem("Pod", meta, spec.get("nodeName"))
+    if bad_name:
+        return bad_name
     status = _mapping(data, "status")
-    owners = [o for o in meta.get("ownerReferences") or [] if isinstance(o, dict) and o.get("controller")]
+    owners = [
+        o
+        for o in _list(meta, "ownerReferences", "metadata.ownerReferences")
+        if isinstance(o, dict) and o.get("controller")
+    ]
     containers = [
         _container(c, init)
         for key, init in (("initContainerStatuses", True), ("containerStatuses", False))
-        for c in status.get(key) or []
+        for c in _list(status, key, f"status.{key}")
         if isinstance(c, dict)
     ]
     return Pod(
@@ -330,7 +382,7 @@ def _device(data: Any, driver: str, nested: bool) -> Device | None:
     }
     taints = tuple(
         f"{t.get('key')}" + (f"={t['value']}" if t.get("value") else "") + f":{t.get('effect')}"
-        for t in body.get("taints") or []
+        for t in _list(body, "taints", f"device {data['name']}: taints")
         if isinstance(t, dict)
     )
     return Device(data["name"], attributes, capacity, taints)
@@ -345,7 +397,10 @@ def _resourceslice_reader(nested: bool) -> Reader:
         pool = _mapping(spec, "pool")
         if not isinstance(name, str) or not isinstance(driver, str) or not isinstance(pool.get("name"), str):
             return "a ResourceSlice without metadata.name, spec.driver or spec.pool.name"
-        devices = [_device(d, driver, nested) for d in spec.get("devices") or []]
+        bad_name = _name_problem("ResourceSlice", meta, spec.get("nodeName"))
+        if bad_name:
+            return bad_name
+        devices = [_device(d, driver, nested) for d in _list(spec, "devices", "spec.devices")]
         if any(d is None for d in devices):
             return f"ResourceSlice {name}: a device without a name"
         return ResourceSlice(
@@ -368,8 +423,11 @@ def read_dra_object(data: dict[str, Any], where: Where) -> DraObject | str:
     spec = data.get("spec")
     if not isinstance(name, str) or not name or not isinstance(spec, dict):
         return f"a {kind} without metadata.name or spec"
+    bad_name = _name_problem(kind, meta)
+    if bad_name:
+        return bad_name
     status = _mapping(data, "status")
-    results = _mapping(_mapping(status, "allocation"), "devices").get("results") or []
+    results = _list(_mapping(_mapping(status, "allocation"), "devices"), "results", "status.allocation.devices.results")
     return DraObject(
         kind=kind,
         api_version=str(data.get("apiVersion")),
@@ -378,7 +436,7 @@ def read_dra_object(data: dict[str, Any], where: Where) -> DraObject | str:
         spec=spec,
         labels=_strings(meta.get("labels")),
         where=where,
-        reserved_for=len(status.get("reservedFor") or []),
+        reserved_for=len(_list(status, "reservedFor", "status.reservedFor")),
         allocated_on=tuple(sorted({str(r.get("pool")) for r in results if isinstance(r, dict) and r.get("pool")})),
     )
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any
 
-from ..errors import Problem
+from ..errors import MAX_PROBLEMS, Problem, more_problems
 from .load import Document, Where
-from .objects import API_VERSIONS, READERS, KubeObject, metadata
+from .objects import API_VERSIONS, READERS, KubeObject, MalformedField, metadata
 
 WrongKind = Callable[[Any, int, str], Problem]  # (the document, its line, its path) -> the problem to report
 
@@ -77,7 +77,12 @@ def read_objects(
     refused, since its fields may mean something else.
     """
     found: list[KubeObject] = []
+    first = len(problems)
+    skipped, last_line = 0, 0
     for data, line, path in unwrap(docs, kinds):
+        if len(problems) - first >= MAX_PROBLEMS:  # the rest are counted, not read: see errors.MAX_PROBLEMS
+            skipped, last_line = skipped + 1, line
+            continue
         kind = data.get("kind") if isinstance(data, dict) else None
         if not isinstance(data, dict) or kind not in kinds:
             problems.append(wrong_kind(data, line, path))
@@ -99,9 +104,16 @@ def read_objects(
                 )
             )
             continue
-        result = reader(data, Where(label, line))
+        try:
+            result = reader(data, Where(label, line))
+        except MalformedField as exc:
+            result = f"a {kind}: {exc}"
         if isinstance(result, str):
             problems.append(Problem(label, line, 1 if line else 0, path, result))
         else:
             found.append(result)
+    if skipped:
+        problems.append(
+            Problem(label, last_line, 0, "", f"{more_problems(skipped)}: items not read after {MAX_PROBLEMS} problems")
+        )
     return found

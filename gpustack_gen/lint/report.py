@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable, Mapping
 
 from ..emit.annotations import workflow_command
+from ..errors import shown_problems
 from .run import LintReport
 
 
@@ -26,7 +27,8 @@ def summary(report: LintReport) -> str:
 
 
 def render_text(report: LintReport) -> str:
-    lines = [p.format() for p in report.problems]
+    shown, more = shown_problems(report.problems)
+    lines = [p.format() for p in shown] + ([more] if more else [])
     lines.append(summary(report))
     return "".join(line + "\n" for line in lines)
 
@@ -47,14 +49,15 @@ def render_json(report: LintReport) -> str:
 
 def render_github(report: LintReport) -> str:
     lines = []
-    for p in report.problems:
+    shown, more = shown_problems(report.problems)
+    for p in shown:
         title = f"gpustack-gen lint [{p.rule}]" if p.rule else "gpustack-gen lint"
         title += f": {p.path}" if p.path else ""
         message = p.message + (f" (hint: {p.hint})" if p.hint else "")
         lines.append(
             workflow_command(p.severity.value, message, file=p.file, line=p.line, column=p.column, title=title)
         )
-    return "".join(line + "\n" for line in lines)
+    return "".join(line + "\n" for line in [*lines, *([more] if more else [])])
 
 
 LINT_REPORTS: Mapping[str, Callable[[LintReport], str]] = {

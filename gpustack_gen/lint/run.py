@@ -25,6 +25,8 @@ from typing import Any
 
 from ..errors import Problem, Severity
 from ..versions import NEWEST_OPERATOR, OperatorVersion
+from ..yamlio.input_file import InputFileError, read_input_bytes
+from ..yamlio.limits import MAX_IMPORT_INPUT_BYTES
 from .detect import LINTED_KINDS, DocumentKind, detect
 from .locate import Source
 from .reporter import LintOptions, Reporter
@@ -142,15 +144,11 @@ def lint_text(text: str, file: str, options: LintOptions) -> tuple[list[Problem]
 
 def _read(path: Path) -> tuple[str | None, str]:
     try:
-        return path.read_bytes().decode("utf-8-sig"), ""
-    except FileNotFoundError:
-        return None, "no such file"
-    except IsADirectoryError:
-        return None, "is a directory, not a file"
+        return read_input_bytes(path, MAX_IMPORT_INPUT_BYTES).decode("utf-8-sig"), ""
+    except InputFileError as exc:
+        return None, "no such file" if exc.missing else exc.reason
     except UnicodeDecodeError as exc:
         return None, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
-    except OSError as exc:
-        return None, f"cannot be read: {exc.strerror or exc}"
 
 
 def lint_files(paths: Iterable[str | Path], options: LintOptions | None = None) -> LintReport:

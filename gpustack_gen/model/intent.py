@@ -21,6 +21,8 @@ from .names import (
     DRIVER_VERSION,
     KUBERNETES_VERSION,
     LABEL_VALUE,
+    MAX_QUANTITY_EXPONENT,
+    MAX_QUANTITY_LENGTH,
     QUANTITY,
     dns_label_hint,
     explain_dns_label,
@@ -78,7 +80,7 @@ _DRIVER_VERSION_RE = re.compile(DRIVER_VERSION)
 
 
 def _driver_version(value: str) -> str:
-    if len(value) <= 64 and _DRIVER_VERSION_RE.match(value):
+    if len(value) <= 64 and _DRIVER_VERSION_RE.fullmatch(value):
         return value
     found = re.search(DRIVER_VERSION.strip("^$"), value)
     example = found.group(0) if found and len(found.group(0)) <= 64 else "580.82.07"
@@ -119,11 +121,26 @@ def _quantity_type(value: Any) -> Any:
     return value
 
 
+def _exponent(quantity: str) -> int:
+    """The exponent of a quantity such as ``"1e3"`` (0 without one; ``"1E"`` is exa and ``"1Ei"`` exbi, not exponents)."""
+    match = _QUANTITY_RE.fullmatch(quantity)
+    suffix = (match.group(3) if match else None) or ""
+    return int(suffix[1:]) if suffix[:1] in ("e", "E") and suffix[1:] not in ("", "i") else 0
+
+
 def _quantity_syntax(value: int | str) -> int | str:
     if isinstance(value, int) and value < 0:
         problem = f"a resource request cannot be negative, got {value}"
-    elif isinstance(value, str) and not _QUANTITY_RE.match(value):
+    elif isinstance(value, int) and value.bit_length() > 256:
+        problem = "the number is far larger than any resource"
+    elif isinstance(value, str) and len(value) > MAX_QUANTITY_LENGTH:
+        problem = (
+            f"a quantity of {len(value)} characters is far larger than any resource (at most {MAX_QUANTITY_LENGTH})"
+        )
+    elif isinstance(value, str) and not _QUANTITY_RE.fullmatch(value):
         problem = f"{value!r} is not a Kubernetes quantity"
+    elif isinstance(value, str) and abs(_exponent(value)) > MAX_QUANTITY_EXPONENT:
+        problem = f"{value!r}: an exponent beyond {MAX_QUANTITY_EXPONENT} is far from any resource size"
     else:
         return value
     hint = "use m for millicores (300m) and Ki, Mi, Gi for bytes (4Gi)"

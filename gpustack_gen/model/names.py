@@ -13,6 +13,10 @@ LABEL_NAME = r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$"
 LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
 # The Kubernetes quantity grammar (resource.MustParse): a signed decimal and an optional suffix.
 QUANTITY = r"^[+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+|[KMGTPE]i|[numkKMGTPE])?$"
+# Bounds gpustack-gen puts on a quantity beyond the grammar, far above any GPU, memory or CPU size: past them the
+# exact arithmetic (10 ** exponent) and str() of the value (at most 4300 digits) would cost without limit.
+MAX_QUANTITY_LENGTH = 64
+MAX_QUANTITY_EXPONENT = 100
 # major.minor.patch, as the "1.29.15" of the hints; resolve.py checks it and the JSON schema carries it.
 KUBERNETES_VERSION = r"^1\.[0-9]{1,3}\.[0-9]{1,4}$"
 # An NVIDIA driver version as the driver images are tagged: "580.82.07", "535.247.01", "550.54".
@@ -29,7 +33,7 @@ DNS_LABEL_RULE = "lowercase letters, digits and '-', starting and ending with a 
 
 def explain_dns_label(value: str) -> str | None:
     """None when ``value`` is a DNS-1123 label, else why not (the most specific reason first)."""
-    if _LABEL_RE.match(value) and len(value) <= 63:
+    if _LABEL_RE.fullmatch(value) and len(value) <= 63:
         return None
     return f"{value!r} is not a valid name: {_name_flaw(value, 63)}"
 
@@ -88,12 +92,24 @@ def _name_flaw(value: str, limit: int) -> str:
     return f"it contains {', '.join(repr(c) for c in bad)}" if bad else "it is not a valid name"
 
 
+def explain_object_name(value: str) -> str | None:
+    """None when ``value`` names a Kubernetes object (a DNS-1123 subdomain of at most 253 characters), else why not.
+
+    Nodes, pods, ConfigMaps, DaemonSets and resource.k8s.io objects are all named so (k8s.io/apimachinery
+    pkg/api/validation NameIsDNSSubdomain); the API server refuses any other name, so one in a state file was
+    written by hand.
+    """
+    if len(value) <= 253 and _SUBDOMAIN_RE.fullmatch(value):
+        return None
+    return f"{value!r} is not a Kubernetes object name: {_name_flaw(value, 253)}"
+
+
 def explain_label_key(key: str) -> str | None:
     """Kubernetes label key: optional DNS-subdomain prefix and '/', then a name of at most 63 characters."""
     prefix, _, name = key.rpartition("/")
-    if prefix and (len(prefix) > 253 or not _SUBDOMAIN_RE.match(prefix)):
+    if prefix and (len(prefix) > 253 or not _SUBDOMAIN_RE.fullmatch(prefix)):
         return f"label key prefix {prefix!r} must be a lowercase DNS subdomain"
-    if not name or len(name) > 63 or not _LABEL_NAME_RE.match(name):
+    if not name or len(name) > 63 or not _LABEL_NAME_RE.fullmatch(name):
         return (
             f"label key name {name!r} must be at most 63 characters of letters, digits, '-', '_' and '.', "
             "starting and ending with a letter or digit"
@@ -102,7 +118,7 @@ def explain_label_key(key: str) -> str | None:
 
 
 def explain_label_value(value: str) -> str | None:
-    if len(value) > 63 or not _LABEL_VALUE_RE.match(value):
+    if len(value) > 63 or not _LABEL_VALUE_RE.fullmatch(value):
         return (
             f"label value {value!r} must be at most 63 characters of letters, digits, '-', '_' and '.', "
             "starting and ending with a letter or digit"

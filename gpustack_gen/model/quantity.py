@@ -19,11 +19,11 @@ def quantity_value(quantity: int | str) -> Fraction:
     """The exact value of a quantity that matches ``names.QUANTITY``: ``"3Gi"`` -> 3221225472, ``"1e3"`` -> 1000."""
     if isinstance(quantity, int):
         return Fraction(quantity)
-    match = _QUANTITY_RE.match(quantity)
+    match = _QUANTITY_RE.fullmatch(quantity)
     assert match is not None, f"not a quantity: {quantity!r}"  # the intent's Quantity type checked it
     number, suffix = match.group(1), match.group(3) or ""
     value = Fraction(number)
-    if suffix[:1] in ("e", "E"):
+    if suffix[:1] in ("e", "E") and suffix[1:] not in ("", "i"):  # an exponent; "E" is exa, "Ei" exbi
         return value * Fraction(10) ** int(suffix[1:])
     return value * (_BINARY[suffix] if suffix in _BINARY else _DECIMAL[suffix])
 

@@ -387,7 +387,7 @@ _SHARING_ATTRIBUTES = tuple((_alias(name), name) for name in intent.SharingPolic
 def _matches(pattern: str, value: str) -> bool:
     import re
 
-    return re.match(pattern, value) is not None
+    return re.fullmatch(pattern, value) is not None
 
 
 def _resolve_operator(report: Report, setting: Any) -> OperatorConfig | None:

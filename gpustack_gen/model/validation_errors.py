@@ -100,7 +100,7 @@ def _problem(item: Any, path: PathKey, doc: SourceDocument, root: type[BaseModel
         message = f"expected an integer, got {_describe(value)}"
         if isinstance(value, str) and value.strip().lstrip("-").isdigit():
             hint = f"remove the quotes: {value.strip()}"
-        elif isinstance(value, str) and _SEXAGESIMAL.match(value):
+        elif isinstance(value, str) and _SEXAGESIMAL.fullmatch(value):
             hint = f"YAML 1.1 would read {value} as a base-60 number; write the integer in decimal"
         elif isinstance(value, float):
             hint = "write a whole number in decimal, without a fraction or an exponent"

@@ -36,7 +36,7 @@ from typing import Any
 from ..model.names import QUANTITY
 from .findings import SchemaFinding, describe_value, findings_from_errors, format_path
 from .memo import MEMO_SIZE, json_key
-from .schema_files import SchemaValidator
+from .schema_files import SchemaValidator, compile_schema
 
 __all__ = [
     "KubernetesSchemaNotFound",
@@ -150,7 +150,6 @@ def kubernetes_validator(schema_dir: str, kind: str, api_version: str) -> Schema
 
     Raises :class:`KubernetesSchemaNotFound` when the folder has no schema for that kind.
     """
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # lazy: cold start
     from referencing import Registry, Resource
 
     path = Path(schema_dir) / _schema_file_name(kind, api_version)
@@ -166,8 +165,7 @@ def kubernetes_validator(schema_dir: str, kind: str, api_version: str) -> Schema
             ("https://kubernetes.io/api/_definitions.json", _definitions(schema_dir)),
         ]
     )
-    validator: SchemaValidator = Draft202012Validator(schema, registry=registry, format_checker=None)
-    return validator
+    return compile_schema(schema, registry)
 
 
 def check_kubernetes_object(document: Mapping[str, Any], kubernetes: str) -> list[SchemaFinding]:
@@ -236,7 +234,7 @@ def _quantity_findings(resources: object) -> list[SchemaFinding]:
             continue
         for name, value in values.items():
             number = isinstance(value, int | float) and not isinstance(value, bool)
-            if number or (isinstance(value, str) and _QUANTITY.match(value)):
+            if number or (isinstance(value, str) and _QUANTITY.fullmatch(value)):
                 continue
             out.append(
                 SchemaFinding(

@@ -26,7 +26,7 @@ from typing import Any, Literal
 from ..versions import OperatorVersion, parse_version
 from .findings import SchemaFinding, findings_from_errors
 from .operator_keys import CLUSTERPOLICY_SPEC_KEYS, VALUES_KEYS, KeyGate
-from .schema_files import SchemaValidator
+from .schema_files import SchemaValidator, compile_schema
 
 __all__ = [
     "KEY_DOCS",
@@ -216,10 +216,7 @@ def _release(version: str) -> OperatorVersion:
 @functools.cache
 def operator_validator(kind: OperatorSchemaKind, version: str) -> SchemaValidator:
     """A compiled validator of :func:`operator_schema`, cached per (kind, version)."""
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # lazy: cold start
-
-    validator: SchemaValidator = Draft202012Validator(operator_schema(kind, version), format_checker=None)
-    return validator
+    return compile_schema(operator_schema(kind, version))
 
 
 def _known_prefixes(kind: OperatorSchemaKind, release: OperatorVersion) -> tuple[frozenset[str], frozenset[str]]:

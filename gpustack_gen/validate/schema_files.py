@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -61,12 +62,47 @@ def load_schema(name: str) -> Mapping[str, Any]:
     return loaded
 
 
-def compile_schema(schema: Mapping[str, Any]) -> SchemaValidator:
-    """A draft 2020-12 validator for an in-memory ``schema`` (format checking off); callers cache it."""
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # lazy: cold start
+def compile_schema(schema: Mapping[str, Any], registry: Any = None) -> SchemaValidator:
+    """A draft 2020-12 validator for an in-memory ``schema`` (format checking off); callers cache it.
 
-    validator: SchemaValidator = Draft202012Validator(schema, format_checker=None)
+    Its ``pattern`` keyword matches as JSON Schema means it (ECMA-262: ``$`` is the end of the string), where
+    jsonschema's own uses Python's ``re.search``, whose ``$`` also matches before a final newline and so takes
+    ``"gpu-operator\\n"`` for a valid name.
+    """
+    validator: SchemaValidator = _validator_class()(
+        schema, format_checker=None, **({} if registry is None else {"registry": registry})
+    )
     return validator
+
+
+@functools.cache
+def _validator_class() -> Any:
+    from jsonschema import Draft202012Validator, ValidationError, validators  # type: ignore[import-untyped]
+
+    def pattern(validator: Any, pattern: str, instance: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
+        if validator.is_type(instance, "string") and _ecma_pattern(pattern).search(instance) is None:
+            yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+    return validators.extend(Draft202012Validator, {"pattern": pattern})
+
+
+@functools.lru_cache(maxsize=1024)
+def _ecma_pattern(pattern: str) -> re.Pattern[str]:
+    """``pattern`` with each ``$`` outside a character class made ``\\Z``: the end of the string and nothing else."""
+    out, in_class, escaped = [], False, False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "$" and not in_class:
+            char = r"\Z"
+        out.append(char)
+    return re.compile("".join(out))
 
 
 @functools.cache

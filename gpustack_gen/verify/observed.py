@@ -26,7 +26,7 @@ def count(quantity: str | None) -> int | None:
     """An extended resource's quantity as a whole number (``"4"``, ``"1k"``); None when absent or not whole."""
     if quantity is None:
         return None
-    match = _QUANTITY.match(quantity.strip())
+    match = _QUANTITY.fullmatch(quantity)
     if match is None:
         return None
     return int(match.group(1)) * _SUFFIXES.get(match.group(2) or "", 1)

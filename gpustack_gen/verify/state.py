@@ -179,7 +179,21 @@ def read_state_dir(directory: Path, cluster: Cluster) -> ClusterState:
         if not path.exists():
             missing[part.name] = f"{part.file} not found (write it with {part.command_into(directory)})"
             continue
+        before = len(problems)
         label, docs = load_documents(path, problems)
+        if not docs and len(problems) == before:
+            # What a failed `kubectl get ... > FILE` leaves: read as no objects, it would say the nodes are gone.
+            problems.append(
+                Problem(
+                    label,
+                    0,
+                    0,
+                    "",
+                    "the file is empty, null or only comments: not a kubectl list",
+                    f"write it again with {part.command_into(directory)}",
+                )
+            )
+            continue
         objects = read_objects(label, docs, part.kinds, _wrong_kind(label, part, parts, directory), problems)
         found.setdefault(part.name, []).extend(objects)
     if not found:

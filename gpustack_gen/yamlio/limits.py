@@ -9,6 +9,9 @@ MAX_DETAILED_BYTES = 1024 * 1024
 # fleets of thousands of clusters and refuses an alias bomb as soon as its size is known.
 MAX_NODES = 1_000_000
 MAX_DEPTH = 64
+# Values a YAML input other than the fleet may hold once its aliases are expanded (``load.py``): a node list of a
+# few thousand nodes is about a million; an alias bomb of nine lines is hundreds of millions.
+MAX_INPUT_VALUES = 4_000_000
 
 # Each input of ``import`` (values, ConfigMaps, ClusterPolicy, nodes). ruamel's round-trip parser reads about
 # 100 KB/s: 16 MiB is a node list of a few thousand nodes.
@@ -19,3 +22,13 @@ MAX_JSON_INPUT_BYTES = 128 * 1024 * 1024
 
 # Each file of a rendered folder that ``diff`` reads; larger ones are not ours and are skipped unread.
 MAX_RENDERED_FILE_BYTES = 4 * 1024 * 1024
+
+
+def value_error_reason(error: ValueError) -> str:
+    """What a ValueError from parsing says, in a message's words.
+
+    ``int()`` refuses strings of more than 4300 digits (python/cpython@v3.11.7 Include/internal/pycore_long.h:29),
+    and the json module and YAML constructors raise its plain ``ValueError``.
+    """
+    text = " ".join(str(error).split())
+    return "an integer of more than 4,300 digits" if "integer string conversion" in text else text[:200]

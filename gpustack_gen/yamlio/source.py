@@ -26,7 +26,8 @@ from ..errors import FleetError, Problem, value_kind
 # up to MAX_DETAILED_BYTES (1 MiB is ~10 s and ~200 MB at worst); a larger file that the fast path gives up on is
 # refused with the fast path's own located problem. A fleet of 8 pools and 20 workloads per cluster is about
 # 4.6 KB per cluster.
-from .limits import MAX_DEPTH, MAX_DETAILED_BYTES, MAX_FLEET_BYTES, MAX_NODES
+from .input_file import InputFileError, read_input_bytes
+from .limits import MAX_DEPTH, MAX_DETAILED_BYTES, MAX_FLEET_BYTES, MAX_NODES, value_error_reason
 
 PathKey = tuple[str | int, ...]
 
@@ -67,7 +68,7 @@ def format_path(path: PathKey) -> str:
     for part in path:
         if isinstance(part, int):
             text += f"[{part}]"
-        elif _SIMPLE_KEY.match(part):
+        elif _SIMPLE_KEY.fullmatch(part):
             text += f".{part}" if text else part
         else:
             text += '["' + part.replace("\\", "\\\\").replace('"', '\\"') + '"]'
@@ -84,15 +85,10 @@ def read_source(source: str | Path, *, name: str | None = None) -> SourceDocumen
     if isinstance(source, Path):
         label = name or _display_name(source)
         try:
-            size = source.stat().st_size
-        except OSError as exc:
-            raise FleetError([Problem(label, 0, 0, "", f"cannot read file: {exc.strerror or exc}")]) from None
-        if size > MAX_FLEET_BYTES:
-            raise FleetError([_too_big(label, size)])
-        try:
-            raw = source.read_bytes()
-        except OSError as exc:
-            raise FleetError([Problem(label, 0, 0, "", f"cannot read file: {exc.strerror or exc}")]) from None
+            raw = read_input_bytes(source, MAX_FLEET_BYTES)
+        except InputFileError as exc:
+            hint = "split the fleet into several files, or check that this is the fleet file" if exc.too_large else ""
+            raise FleetError([Problem(label, 0, 0, "", exc.reason, hint)]) from None
         return parse_bytes(raw, label)
     return parse_text(source, name or "<string>")
 
@@ -199,6 +195,8 @@ def _rt_parse(text: str, label: str) -> SourceDocument:
         raise FleetError(
             [Problem(label, 0, 0, "", "nesting is too deep to parse", f"a fleet file nests at most {MAX_DEPTH} levels")]
         ) from None
+    except ValueError as exc:
+        raise FleetError([Problem(label, 0, 0, "", f"invalid YAML: {value_error_reason(exc)}")]) from None
     documents = [d for d in documents if d is not None] if len(documents) > 1 else documents
     if len(documents) > 1:
         line = _start_line(documents[1])

@@ -113,8 +113,7 @@ def big_file(directory: Path) -> Path:
 
 def test_a_20_mb_file_is_refused_by_its_size(tmp_path: Path) -> None:
     path = big_file(tmp_path)
-    size = path.stat().st_size
-    message = f"huge.yaml: file is {size:,} bytes; the limit is {MAX_FLEET_BYTES:,} bytes"
+    message = f"huge.yaml: larger than {MAX_FLEET_BYTES:,} bytes, the limit"
     with pytest.raises(FleetError) as caught:
         load_fleet(path)
     assert caught.value.problems[0].format().startswith(message)

@@ -903,6 +903,8 @@ def _files_under(root: Path) -> int:
 
 
 def test_sigkill_while_linking_and_writing_a_large_tree_leaves_the_previous_output_intact(tmp_path: Path) -> None:
+    """The child stops itself part-way (after its tenth link, then after its tenth new file) and says so with a
+    marker file; the kill lands there, whatever the machine's load, never after the swap."""
     out = tmp_path / "out"
     large_bundle("1").write(out)
     (out / "keep.txt").write_text("mine\n")
@@ -910,31 +912,41 @@ def test_sigkill_while_linking_and_writing_a_large_tree_leaves_the_previous_outp
     before = snapshot(out)
     script = "\n".join(
         [
-            "import sys",
+            "import sys, time",
+            "from pathlib import Path",
             "from gpustack_gen.emit import GENERATED_MARKER, Bundle, RenderedFile",
+            "from gpustack_gen.emit import bundle",
             inspect.getsource(large_bundle),
+            "step, marker = sys.argv[2], Path(sys.argv[3])",
+            "original, calls = getattr(bundle, step), []",
+            "def paused(*args):",
+            "    original(*args)",
+            "    calls.append(1)",
+            "    if len(calls) == 10:",
+            "        marker.write_text('paused')",
+            "        time.sleep(600)",
+            "setattr(bundle, step, paused)",
             "large_bundle('2').write(sys.argv[1])",
         ]
     )
     total = len(large_bundle("2")) + 1  # and keep.txt: the new tree links two thirds of it, writes one third
     staged: list[int] = []
-    for threshold in (1, total * 3 // 4):  # while it links, and while it writes
+    for step in ("_link", "_write_new"):  # while it links, and while it writes
         seen = set(staging_folders(tmp_path, "out"))  # the previous attempt's leftover
-        process = subprocess.Popen([sys.executable, "-c", script, str(out)], stderr=subprocess.PIPE)
+        marker = tmp_path / f"paused{step}"
+        log = tmp_path / f"kill{step}.log"
+        with log.open("wb") as stderr:
+            process = subprocess.Popen([sys.executable, "-c", script, str(out), step, str(marker)], stderr=stderr)
         try:
-            deadline = time.monotonic() + 60
-            while process.poll() is None and time.monotonic() < deadline:
-                mine = [f for f in staging_folders(tmp_path, "out") if f not in seen]
-                if mine and _files_under(mine[0]) >= threshold:
-                    break
+            _wait_until(marker.exists, process, log, f"the pause after ten calls of {step}")
         finally:
             process.send_signal(signal.SIGKILL)
-            _, stderr = process.communicate()
-        assert process.returncode == -signal.SIGKILL, stderr.decode()
+            process.wait()
+        assert process.returncode == -signal.SIGKILL, log.read_text()
         assert snapshot(out) == before  # byte for byte, modes and links included
         (leftover,) = [f for f in staging_folders(tmp_path, "out") if f not in seen]
         staged.append(_files_under(leftover))
-    assert min(staged) < total, staged  # at least one kill landed part-way through building the tree
+    assert max(staged) < total, staged  # both kills landed part-way through building the tree
 
     new = large_bundle("2")
     summary = new.write(out)  # the next render removes what the killed ones left

@@ -333,8 +333,9 @@ def test_every_document_of_generated_fleets_takes_the_fast_writer(clusters: int,
 
 @given(st.lists(st.one_of(st.text(max_size=6), st.sampled_from(["\udcff", "\udc80", "\n", "\x85", "\x00", " "]))))
 def test_the_header_line_fast_path_changes_nothing(pieces: list[str]) -> None:
-    from gpustack_gen.emit.header import _escape, _one_line
+    from gpustack_gen.emit.header import _one_line
+    from gpustack_gen.inert import escape_char
 
     text = "".join(pieces)
-    assert _one_line(text) == "".join(c if c.isprintable() else _escape(c) for c in " ".join(text.split()))
+    assert _one_line(text) == "".join(c if c.isprintable() else escape_char(c) for c in " ".join(text.split()))
     assert _one_line(text).isprintable()

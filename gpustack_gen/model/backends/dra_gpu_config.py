@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from ...dra_versions import GATE_MPS, GATE_TIME_SLICING
+from ..names import MAX_QUANTITY_EXPONENT, MAX_QUANTITY_LENGTH
 
 API_VERSION = "resource.nvidia.com/v1beta1"
 DRIVER = "gpu.nvidia.com"
@@ -79,7 +80,9 @@ def thread_percentage_problem(value: object) -> str | None:
 
 def quantity_bytes(text: object) -> Decimal | None:
     """A Kubernetes quantity's value (``"10Gi"`` -> 10737418240); None when it is not one."""
-    match = _QUANTITY.match(str(text)) if isinstance(text, str | int) and not isinstance(text, bool) else None
+    if isinstance(text, int) and not isinstance(text, bool):
+        text = str(text) if text.bit_length() < 256 else ""  # str() of a huge int raises; no memory is that large
+    match = _QUANTITY.fullmatch(text) if isinstance(text, str) and len(text) <= MAX_QUANTITY_LENGTH else None
     if match is None:
         return None
     number, suffix = match.group(1), match.group(2) or ""
@@ -87,10 +90,12 @@ def quantity_bytes(text: object) -> Decimal | None:
         value = Decimal(number)
         if suffix in _BINARY:
             return value * _BINARY[suffix]
-        if suffix[:1] in "eE" and suffix:
+        if suffix[:1] in ("e", "E") and suffix[1:] not in ("", "i"):  # an exponent; "E" is exa, "Ei" exbi
+            if abs(int(suffix[1:])) > MAX_QUANTITY_EXPONENT:
+                return None
             return value * Decimal(10) ** int(suffix[1:])
         return value * _DECIMAL[suffix]
-    except (InvalidOperation, KeyError):
+    except (ArithmeticError, KeyError):  # decimal's InvalidOperation and Overflow
         return None
 
 
