@@ -257,8 +257,8 @@ def test_verify_refuses_a_state_file_nested_too_deeply(tmp_path: Path) -> None:
 def test_a_committed_fleet_over_the_size_limit_is_not_read_from_git(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gpustack_gen.diff import inputs
-    from gpustack_gen.diff.result import DiffInputError
+    from gpustack_gen.change import sides as inputs
+    from gpustack_gen.change.sides import DiffInputError
 
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
