@@ -300,19 +300,42 @@ def wait_mig_success(pool: Pool) -> str:
     return wait_nodes(selector_text(pool), f".metadata.labels.{jsonpath_key(MIG_CONFIG_STATE_LABEL)}", "success", "30m")
 
 
-def wait_driver_upgraded() -> str:
-    return wait_nodes(GPU_NODES, f".metadata.labels.{jsonpath_key(DRIVER_UPGRADE_STATE_LABEL)}", "upgrade-done", "60m")
+# Per node: the driver pod's restart and reload, with the GPU pods' deletion (timeoutSeconds 300) before it.
+DRIVER_UPGRADE_MINUTES_PER_NODE = 20
+OLD_GFD_DRIVER_LABELS = ("nvidia.com/cuda.driver.major", "nvidia.com/cuda.driver.minor", "nvidia.com/cuda.driver.rev")
 
 
-def wait_driver_version(version: str) -> str:
+def driver_upgrade_timeout(nodes: int, parallel: int) -> str:
+    """The controller upgrades ``parallel`` nodes at a time (0: all), so the last one may start after
+    ``nodes / parallel`` rounds: ``kubectl wait`` waits on the nodes one after another under one deadline."""
+    rounds = 1 if parallel == 0 else max(1, -(-nodes // parallel))
+    return f"{rounds * DRIVER_UPGRADE_MINUTES_PER_NODE}m"
+
+
+def wait_driver_upgraded(timeout: str) -> str:
+    return wait_nodes(
+        GPU_NODES, f".metadata.labels.{jsonpath_key(DRIVER_UPGRADE_STATE_LABEL)}", "upgrade-done", timeout
+    )
+
+
+def wait_driver_version(version: str, timeout: str, *, full_label: bool) -> str:
     """Every GPU node runs driver ``version``: GFD labels what the loaded driver reports, so unlike the upgrade
-    state (``upgrade-done`` from the last upgrade) it cannot pass before this one."""
-    return wait_nodes(GPU_NODES, f".metadata.labels.{jsonpath_key(DRIVER_VERSION_LABEL)}", version, "60m")
+    state (``upgrade-done`` from the last upgrade) it cannot pass before this one. ``full_label``: the pinned
+    GFD sets ``cuda.driver-version.full``; else its major, minor and revision labels are waited for."""
+    if full_label:
+        return wait_nodes(GPU_NODES, f".metadata.labels.{jsonpath_key(DRIVER_VERSION_LABEL)}", version, timeout)
+    parts = version.split(".")
+    return " && ".join(
+        wait_nodes(GPU_NODES, f".metadata.labels.{jsonpath_key(label)}", part, timeout)
+        for label, part in zip(OLD_GFD_DRIVER_LABELS, parts, strict=False)
+    )
 
 
-def show_driver_versions() -> str:
+def show_driver_versions(*, full_label: bool = True) -> str:
     """Each GPU node's upgrade state and the driver GFD reports, to see every node on the new driver."""
-    return f"kubectl get nodes --selector {GPU_NODES} -L {DRIVER_UPGRADE_STATE_LABEL} -L {DRIVER_VERSION_LABEL}"
+    labels = (DRIVER_VERSION_LABEL,) if full_label else OLD_GFD_DRIVER_LABELS
+    columns = "".join(f" -L {label}" for label in labels)
+    return f"kubectl get nodes --selector {GPU_NODES} -L {DRIVER_UPGRADE_STATE_LABEL}{columns}"
 
 
 def wait_nodes_gone(pool: Pool, *, cordoned_only: bool = False) -> str:

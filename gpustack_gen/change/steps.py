@@ -61,12 +61,29 @@ def operator(change: ClusterChange, reason: str, rule: str) -> Step:
         commands.operator_update(
             new, change.paths, new_chart_version=old.operator.release.version != new.operator.release.version
         ),
-        commands.wait_cluster_policy_ready(),
+        commands.wait_cluster_policy_ready(_ready_timeout(change)),
         f"{reason}: {how}",
         None,
         rule,
         Phase.OPERATOR,
     )
+
+
+def _loaded_driver(cluster: Cluster) -> tuple[bool, str | None]:
+    operator = cluster.operator
+    return operator.driver_enabled, operator.driver_version or operator.release.driver
+
+
+def _ready_timeout(change: ClusterChange) -> str:
+    """The ClusterPolicy is notReady while a driver pod reloads (the driver DaemonSet has an unavailable pod), so
+    where the driver changes, ready waits for the whole upgrade as the driver rule's wait does."""
+    old, new = change.both
+    if _loaded_driver(old) == _loaded_driver(new) or not new.operator.driver_enabled:
+        return "20m"
+    upgrade = commands.driver_upgrade_timeout(
+        sum(pool.nodes for pool in new.pools), new.operator.driver_upgrade.max_parallel_upgrades
+    )
+    return f"{int(upgrade.removesuffix('m')) + 20}m"
 
 
 def release(change: ClusterChange, cluster: Cluster, chart: ChartRelease, reason: str, rule: str) -> Step:
@@ -82,14 +99,29 @@ def release(change: ClusterChange, cluster: Cluster, chart: ChartRelease, reason
     )
 
 
-def driver_wait(version: str | None, reason: str, rule: str, phase: Phase) -> Step:
+UPGRADE_FAILED_HINT = (
+    "a node in upgrade-failed stays cordoned and blocks the others (it counts as in progress): its GPU pods "
+    "could not be deleted; delete them yourself (or allow it: driver.upgradePolicy deleteEmptyDir, force), then "
+    "delete the node's nvidia-driver-daemonset pod to retry"
+)
+
+
+def driver_wait(cluster: Cluster, version: str | None, reason: str, rule: str, phase: Phase) -> Step:
     """Every GPU node runs the driver: at ``version`` where the change loads a new one (GFD's label of the loaded
-    driver cannot pass early), else the upgrade controller's state (a roll of the same version)."""
+    driver cannot pass early), else the upgrade controller's state (a roll of the same version); the timeout
+    grows with the nodes and ``maxParallelUpgrades``."""
+    operator = cluster.operator
+    timeout = commands.driver_upgrade_timeout(
+        sum(pool.nodes for pool in cluster.pools), operator.driver_upgrade.max_parallel_upgrades
+    )
+    full = operator.release.gfd_labels_full_driver_version
     return Step(
         Action.WAIT,
-        commands.wait_driver_upgraded() if version is None else commands.wait_driver_version(version),
-        commands.show_driver_versions(),
-        reason,
+        commands.wait_driver_upgraded(timeout)
+        if version is None
+        else commands.wait_driver_version(version, timeout, full_label=full),
+        commands.show_driver_versions(full_label=full),
+        f"{reason}; {UPGRADE_FAILED_HINT}",
         None,
         rule,
         phase,

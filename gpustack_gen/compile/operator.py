@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from ..model.fleet import Cluster
+from ..model.fleet import Cluster, DriverUpgrade
 from .artifact import DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET, Artifact
 from .backends import backend_of
 from .releases import repo_add_command
@@ -53,6 +53,21 @@ def patch_command(patch_path: str = "clusterpolicy-patch.yaml") -> str:
     )
 
 
+def driver_upgrade_policy(upgrade: DriverUpgrade) -> dict[str, Any]:
+    """``driver.upgradePolicy``, keys every chart version in the table has (gpu-operator
+    ``deployments/gpu-operator/values.yaml``: v23.9.2 ``:151-182``, v25.3.3 ``:160-191``, v26.7.0 ``:167-198``).
+
+    The controller deletes GPU pods through kubectl's drain filters with ``deleteEmptyDir`` and ``force``; a pod
+    they refuse sends the node to ``upgrade-failed``, which counts as in progress, so with
+    ``maxParallelUpgrades: 1`` no other node starts (k8s-operator-libs@7d667fbaa7ac ``pkg/upgrade/pod_manager.go:149-203``,
+    ``upgrade_state.go:1040-1085``)."""
+    return {
+        "autoUpgrade": True,
+        "maxParallelUpgrades": upgrade.max_parallel_upgrades,
+        "gpuPodDeletion": {"deleteEmptyDir": upgrade.delete_empty_dir, "force": upgrade.force},
+    }
+
+
 def operator_settings(cluster: Cluster) -> dict[str, Any]:
     """The settings gpustack-gen owns, keyed as in the chart values (and, nearly, the ClusterPolicy spec):
     the driver, toolkit and CDI every backend needs, and what the cluster's backend sets on top."""
@@ -65,6 +80,8 @@ def operator_settings(cluster: Cluster) -> dict[str, Any]:
     driver: dict[str, Any] = {"enabled": operator.driver_enabled}
     if operator.driver_version:
         driver["version"] = operator.driver_version
+    if operator.driver_enabled:
+        driver["upgradePolicy"] = driver_upgrade_policy(operator.driver_upgrade)
     settings: dict[str, Any] = {
         "cdi": cdi,
         "driver": driver,
@@ -109,6 +126,11 @@ def clusterpolicy_patch(cluster: Cluster) -> Artifact:
     ClusterPolicy had), and the backend deletes with ``null`` what it no longer uses.
     """
     spec = operator_settings(cluster)
+    policy = spec["driver"].get("upgradePolicy")
+    if policy is not None:
+        spec["driver"]["upgradePolicy"] = {
+            ("podDeletion" if key == "gpuPodDeletion" else key): value for key, value in policy.items()
+        }
     notes = [
         "Merge patch for a cluster where the GPU Operator is already installed:",
         patch_command(),

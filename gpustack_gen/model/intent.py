@@ -174,8 +174,32 @@ class ComponentSettings(_Model):
     enabled: bool | None = Field(default=None, description="Deploy this component (default true).")
 
 
+class DriverUpgradePolicy(_Model):
+    """How the Operator's driver upgrade controller rolls a new driver (`driver.upgradePolicy`); see
+    docs/guides/rollout-assumptions.md for why the defaults differ from the chart's."""
+
+    max_parallel_upgrades: int = Field(
+        default=1,
+        ge=0,
+        le=100_000,
+        description="Nodes upgraded at once (0: all at once). Default 1, as the chart: a node's GPU pods stop while its driver reloads.",
+    )
+    delete_empty_dir: bool = Field(
+        default=True,
+        description="Let the controller delete GPU pods with an emptyDir volume (/dev/shm is common). Default true; the chart's false fails the node (upgrade-failed) on the first such pod and stalls the upgrade.",
+    )
+    force: bool = Field(
+        default=False,
+        description="Let the controller delete GPU pods without a controller (they are not recreated). Default false: such a pod fails its node (upgrade-failed).",
+    )
+
+
 class DriverSettings(ComponentSettings):
     """The NVIDIA driver DaemonSet (`driver.*`)."""
+
+    upgrade_policy: DriverUpgradePolicy | None = Field(
+        default=None, description="How a new driver is rolled out node by node (driver.upgradePolicy)."
+    )
 
     version: DriverVersion | None = Field(
         default=None,

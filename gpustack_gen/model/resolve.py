@@ -36,6 +36,7 @@ from .fleet import (
     Delivery,
     DraConfig,
     Drain,
+    DriverUpgrade,
     FluxDelivery,
     HamiConfig,
     HelmRelease,
@@ -436,6 +437,7 @@ def _resolve_operator(report: Report, setting: Any) -> OperatorConfig | None:
         )
     install, _ = setting("operator", "install")
     values_files, _ = setting("operator", "values_files")
+    upgrade, _ = setting("operator", "driver", "upgrade_policy")
     return OperatorConfig(
         release=release,
         namespace=namespace or DEFAULT_NAMESPACE,
@@ -447,6 +449,9 @@ def _resolve_operator(report: Report, setting: Any) -> OperatorConfig | None:
         toolkit_enabled=True if toolkit_enabled is None else bool(toolkit_enabled),
         install=install or "helm",
         values_files=tuple(values_files or ()),
+        driver_upgrade=DriverUpgrade()
+        if upgrade is None
+        else DriverUpgrade(upgrade.max_parallel_upgrades, upgrade.delete_empty_dir, upgrade.force),
     )
 
 

@@ -225,7 +225,7 @@ def _to_dra(change: ClusterChange) -> list[Step]:
         ),
     ]
     if new.operator.driver_enabled:
-        plan.append(_driver_rolls())
+        plan.append(_driver_rolls(new))
     plan.append(
         Step(
             Action.PRUNE,
@@ -240,8 +240,9 @@ def _to_dra(change: ClusterChange) -> list[Step]:
     return plan
 
 
-def _driver_rolls() -> Step:
+def _driver_rolls(cluster: Cluster) -> Step:
     return steps.driver_wait(
+        cluster,
         None,
         "the driver manager's NODE_LABEL_FOR_GPU_POD_EVICTION (the DRA kubelet plugin, evicted before a driver reload) "
         "changes the driver DaemonSet: the upgrade controller rolls it node by node as driver.upgradePolicy says",
@@ -268,7 +269,7 @@ def _from_dra(change: ClusterChange) -> list[Step]:
         ),
     ]
     if old.operator.driver_enabled:
-        plan.append(dataclasses.replace(_driver_rolls(), phase=Phase.OPERATOR_WAIT))
+        plan.append(dataclasses.replace(_driver_rolls(new), phase=Phase.OPERATOR_WAIT))
     if new.operator.install == "external":
         # A merge patch keeps what it does not name, and the device plugin's patch does not name `enabled`.
         plan.append(

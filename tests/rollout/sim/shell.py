@@ -375,7 +375,9 @@ class Shell:
             )
             return
         if chart == "nvidia/gpu-operator":
-            documents = [load_documents(f)[0] for f in files]
+            documents = [load_documents(f)[0] for f in files] + [
+                _set_value(words[i + 1]) for i, w in enumerate(words) if w == "--set"
+            ]
             self.cluster.helm_upgrade(
                 self._option(words, "--version"),
                 documents,
@@ -403,9 +405,20 @@ class Shell:
         self.cluster.pods = [p for p in self.cluster.pods if p.workload != workload]
         limits = {k: int(v) for k, v in values["resources"]["limits"].items()}
         for _ in range(self.replicas[workload]):
-            self.cluster.pods.append(WorkloadPod(workload, limits, dict(values["nodeSelector"])))
+            empty_dir = workload in self.cluster.empty_dir_workloads
+            self.cluster.pods.append(WorkloadPod(workload, limits, dict(values["nodeSelector"]), empty_dir=empty_dir))
         self.workloads[workload] = values
         self.cluster.schedule()
+
+
+def _set_value(assignment: str) -> dict[str, Any]:
+    """``--set a.b=v`` as a values document after the ``-f`` files (helm ``pkg/strvals``: true/false are booleans,
+    digits integers)."""
+    path, text = assignment.split("=", 1)
+    value: Any = {"true": True, "false": False}.get(text, int(text) if text.isdigit() else text)
+    for key in reversed(path.split(".")):
+        value = {key: value}
+    return value  # type: ignore[no-any-return]
 
 
 def _jsonpath_condition(condition: str) -> tuple[str, str]:

@@ -44,7 +44,8 @@ from .cluster import (
 from .shell import Shell, load_documents
 from .upstream import chart_values, facts_for_product
 
-NODES_PER_POOL = 2  # enough to tell "one node" from "the pool"
+NODES_PER_POOL = 2
+DRIVER_SETTLE_ROUNDS = 12  # enough to tell "one node" from "the pool"
 
 
 @dataclass
@@ -137,6 +138,11 @@ class Simulation:
         for step in install.steps:
             self._step(step, both=set())
         self.cluster.advance(600)
+        # An install's plan does not wait for a driver the patch pins: the upgrade controller finishes it.
+        for _ in range(DRIVER_SETTLE_ROUNDS):
+            if not self.cluster.driver_upgrade.busy(self.cluster):
+                break
+            self.cluster.advance(600)
         self._check_end("old-rendered", self.old)
         extras.add(self.cluster, self.extras, {p.name: dict(p.node_selector) for p in self.old.pools})
 
