@@ -73,7 +73,13 @@ def test_the_operator_hint_names_the_newest_known_operator(monkeypatch: pytest.M
     newer = dataclasses.replace(NEWEST_OPERATOR, version="v27.1.0")
     monkeypatch.setattr(dra_backend, "NEWEST_OPERATOR", newer)
     problem = the_error(dra({4: "operator: {version: v25.3.3}"}))
-    check(problem, "fleet.yaml:4:23", "defaults.operator.version", "needs GPU Operator v25.10.0", "pin operator.version v27.1.0")
+    check(
+        problem,
+        "fleet.yaml:4:23",
+        "defaults.operator.version",
+        "needs GPU Operator v25.10.0",
+        "pin operator.version v27.1.0",
+    )
 
 
 def test_cdi_off_is_refused() -> None:
@@ -85,7 +91,9 @@ def test_cdi_off_is_refused() -> None:
 def test_a_gpu_driver_before_565_is_refused_and_before_580_warned_about() -> None:
     problem = the_error(dra({4: "operator: {version: v26.7.0, driver: {version: 550.144.03}}"}))
     check(problem, "fleet.yaml:4:50", "defaults.operator.driver.version", "565 or newer", "580")
-    (warning,) = [w for w in warnings(dra({4: "operator: {version: v26.7.0, driver: {version: 570.195.03}}"})) if "570" in w]
+    (warning,) = [
+        w for w in warnings(dra({4: "operator: {version: v26.7.0, driver: {version: 570.195.03}}"})) if "570" in w
+    ]
     assert "defaults.operator.driver.version" in warning and "580 or newer" in warning
     assert not [w for w in warnings(DRA) if "driver 5" in w]  # the chart's default, 595.91.07
 
