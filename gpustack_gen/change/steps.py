@@ -8,6 +8,7 @@ from collections.abc import Callable
 from ..compile.artifact import MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
 from ..compile.releases import ChartRelease
 from ..model.fleet import Cluster, Drain, Pool, Workload
+from ..shell import Script, all_of
 from . import commands
 from .context import ClusterChange
 from .model import Action, Phase, Step
@@ -25,7 +26,7 @@ def apply_configmaps(change: ClusterChange, cluster: Cluster, reason: str, rule:
     )
 
 
-def volume_sync(cluster: Cluster, verify: str, rule: str, pool: str | None = None) -> Step:
+def volume_sync(cluster: Cluster, verify: Script, rule: str, pool: str | None = None) -> Step:
     return Step(
         Action.WAIT,
         commands.sleep_for_volume_sync(),
@@ -211,7 +212,7 @@ def label_nodes(
     leaves nothing the old selector matches)."""
     after = labelled or pool
     waits = [commands.wait_label(after, label, value) for label, value in labels.items() if value is not None]
-    verify = " && ".join(waits) or commands.list_nodes(after, *labels)
+    verify = all_of(*waits) if waits else commands.list_nodes(after, *labels)
     return Step(Action.LABEL_NODES, commands.label_pool(pool, labels), verify, reason, pool.name, rule, phase)
 
 
@@ -286,7 +287,7 @@ def drain_batch(pool: Pool, batch: Pool, size: int, reason: str, rule: str, phas
         Step(
             Action.DRAIN,
             commands.drain(batch),
-            " && ".join(commands.no_pods_left(batch, index) for index in range(size)),
+            all_of(*(commands.no_pods_left(batch, index) for index in range(size))),
             f"{reason}; {_batching(pool, size)}; the drain gives up after {pool.drain.timeout_minutes}m (see the "
             "pre-flight)",
             pool.name,
@@ -326,7 +327,7 @@ def unmark(pool: Pool, rule: str, phase: Phase) -> Step:
     )
 
 
-def _rollout_mark(pool: Pool, command: str, reason: str, rule: str, phase: Phase) -> Step:
+def _rollout_mark(pool: Pool, command: Script, reason: str, rule: str, phase: Phase) -> Step:
     verify = commands.list_nodes(pool, commands.ROLLOUT_LABEL)
     return Step(Action.LABEL_NODES, command, verify, reason, pool.name, rule, phase)
 

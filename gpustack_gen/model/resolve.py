@@ -220,6 +220,7 @@ def resolve_cluster(
             default_sharing = None
     cluster = Cluster(
         name=spec.name,
+        kube_context=spec.kube_context or spec.name,
         kubernetes=str(kubernetes or ""),
         container_runtime=runtime or "containerd",
         mig_strategy=mig_strategy or "single",

@@ -177,7 +177,7 @@ def test_node_labels_per_pool(make_cluster) -> None:
     }
     entry = _artifact(cluster, "node-labels.yaml").documents[0]["pools"][0]
     assert entry["command"] == (
-        "kubectl label nodes --selector pool=p1 nvidia.com/device-plugin.config=p1 "
+        "kubectl --context c1 label nodes --selector pool=p1 nvidia.com/device-plugin.config=p1 "
         "nvidia.com/mig.config=custom-3g.20gbx2 --overwrite"
     )
 
