@@ -74,6 +74,14 @@ class OperatorVersion:
         return self.key >= parsed
 
     # Feature gates, each named after the behaviour it switches.
+
+    @property
+    def gfd_labels_full_driver_version(self) -> bool:
+        """GFD sets ``nvidia.com/cuda.driver-version.full`` from v24.3.0, where it is the device plugin's image
+        (k8s-device-plugin@v0.15.0 ``internal/lm/nvml.go:115``); v23.9.2's standalone GFD v0.8.2 sets only
+        ``nvidia.com/cuda.driver.major|minor|rev`` (gpu-feature-discovery@v0.8.2 ``internal/lm/nvml.go:98-101``)."""
+        return self.at_least("v24.3.0")
+
     @property
     def has_mps(self) -> bool:
         """MPS sharing and the MPS control daemon operand arrived in v24.3.0."""
@@ -109,7 +117,8 @@ class OperatorVersion:
 # device_plugin / mig_manager against that chart's devicePlugin.version / migManager.version (OS suffix
 # such as -ubi8 or -ubuntu20.04 stripped). The unverified rows have no chart files there; their component
 # versions come from the release notes (v25.10.1: device plugin v0.18.1, MIG Manager 0.13.1) and the
-# release bundle bumps (v26.3.3: device plugin v0.19.3, MIG Manager v0.14.2).
+# release bundle bumps (v26.3.3: device plugin v0.19.3, MIG Manager v0.14.2); their default drivers are the
+# charts' driver.version (v25.10.1 values.yaml:146, v26.3.3 :135, as ../shared/research/real-world.md §7 read them).
 OPERATOR_VERSIONS: tuple[OperatorVersion, ...] = (
     OperatorVersion("v23.9.2", device_plugin="v0.14.5", mig_manager="v0.6.0", verified=True, driver="550.54.14"),
     OperatorVersion("v24.3.0", device_plugin="v0.15.0", mig_manager="v0.7.0", verified=True, driver="550.54.15"),
@@ -119,8 +128,8 @@ OPERATOR_VERSIONS: tuple[OperatorVersion, ...] = (
     OperatorVersion("v25.3.3", device_plugin="v0.17.4", mig_manager="v0.12.3", verified=True, driver="580.82.07"),
     # v25.3.4: "580.82.07 (default)" in the release notes (NVIDIA/cloud-native-docs#317).
     OperatorVersion("v25.3.4", device_plugin="v0.17.4", mig_manager="v0.12.3", verified=False, driver="580.82.07"),
-    OperatorVersion("v25.10.1", device_plugin="v0.18.1", mig_manager="v0.13.1", verified=False),
-    OperatorVersion("v26.3.3", device_plugin="v0.19.3", mig_manager="v0.14.2", verified=False),
+    OperatorVersion("v25.10.1", device_plugin="v0.18.1", mig_manager="v0.13.1", verified=False, driver="580.105.08"),
+    OperatorVersion("v26.3.3", device_plugin="v0.19.3", mig_manager="v0.14.2", verified=False, driver="580.126.20"),
     OperatorVersion("v26.7.0", device_plugin="v0.20.0", mig_manager="v0.15.0", verified=True, driver="595.91.07"),
 )
 

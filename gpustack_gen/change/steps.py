@@ -9,6 +9,7 @@ from ..compile.artifact import MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
 from ..compile.node_groups import node_group_file
 from ..compile.releases import ChartRelease
 from ..model.fleet import Cluster, Drain, Pool, Workload
+from ..shell import Script, all_of
 from . import commands
 from .context import ClusterChange
 from .model import Action, Phase, Step
@@ -26,7 +27,7 @@ def apply_configmaps(change: ClusterChange, cluster: Cluster, reason: str, rule:
     )
 
 
-def volume_sync(cluster: Cluster, verify: str, rule: str, pool: str | None = None) -> Step:
+def volume_sync(cluster: Cluster, verify: Script, rule: str, pool: str | None = None) -> Step:
     return Step(
         Action.WAIT,
         commands.sleep_for_volume_sync(),
@@ -62,12 +63,29 @@ def operator(change: ClusterChange, reason: str, rule: str) -> Step:
         commands.operator_update(
             new, change.paths, new_chart_version=old.operator.release.version != new.operator.release.version
         ),
-        commands.wait_cluster_policy_ready(),
+        commands.wait_cluster_policy_ready(_ready_timeout(change)),
         f"{reason}: {how}",
         None,
         rule,
         Phase.OPERATOR,
     )
+
+
+def _loaded_driver(cluster: Cluster) -> tuple[bool, str | None]:
+    operator = cluster.operator
+    return operator.driver_enabled, operator.driver_version or operator.release.driver
+
+
+def _ready_timeout(change: ClusterChange) -> str:
+    """The ClusterPolicy is notReady while a driver pod reloads (the driver DaemonSet has an unavailable pod), so
+    where the driver changes, ready waits for the whole upgrade as the driver rule's wait does."""
+    old, new = change.both
+    if _loaded_driver(old) == _loaded_driver(new) or not new.operator.driver_enabled:
+        return "20m"
+    upgrade = commands.driver_upgrade_timeout(
+        sum(pool.nodes for pool in new.pools), new.operator.driver_upgrade.max_parallel_upgrades
+    )
+    return f"{int(upgrade.removesuffix('m')) + 20}m"
 
 
 def release(change: ClusterChange, cluster: Cluster, chart: ChartRelease, reason: str, rule: str) -> Step:
@@ -83,14 +101,29 @@ def release(change: ClusterChange, cluster: Cluster, chart: ChartRelease, reason
     )
 
 
-def driver_wait(version: str | None, reason: str, rule: str, phase: Phase) -> Step:
+UPGRADE_FAILED_HINT = (
+    "a node in upgrade-failed stays cordoned and blocks the others (it counts as in progress): its GPU pods "
+    "could not be deleted; delete them yourself (or allow it: driver.upgradePolicy deleteEmptyDir, force), then "
+    "delete the node's nvidia-driver-daemonset pod to retry"
+)
+
+
+def driver_wait(cluster: Cluster, version: str | None, reason: str, rule: str, phase: Phase) -> Step:
     """Every GPU node runs the driver: at ``version`` where the change loads a new one (GFD's label of the loaded
-    driver cannot pass early), else the upgrade controller's state (a roll of the same version)."""
+    driver cannot pass early), else the upgrade controller's state (a roll of the same version); the timeout
+    grows with the nodes and ``maxParallelUpgrades``."""
+    operator = cluster.operator
+    timeout = commands.driver_upgrade_timeout(
+        sum(pool.nodes for pool in cluster.pools), operator.driver_upgrade.max_parallel_upgrades
+    )
+    full = operator.release.gfd_labels_full_driver_version
     return Step(
         Action.WAIT,
-        commands.wait_driver_upgraded() if version is None else commands.wait_driver_version(version),
-        commands.show_driver_versions(),
-        reason,
+        commands.wait_driver_upgraded(timeout)
+        if version is None
+        else commands.wait_driver_version(version, timeout, full_label=full),
+        commands.show_driver_versions(full_label=full),
+        f"{reason}; {UPGRADE_FAILED_HINT}",
         None,
         rule,
         phase,
@@ -180,7 +213,7 @@ def label_nodes(
     leaves nothing the old selector matches)."""
     after = labelled or pool
     waits = [commands.wait_label(after, label, value) for label, value in labels.items() if value is not None]
-    verify = " && ".join(waits) or commands.list_nodes(after, *labels)
+    verify = all_of(*waits) if waits else commands.list_nodes(after, *labels)
     return Step(Action.LABEL_NODES, commands.label_pool(pool, labels), verify, reason, pool.name, rule, phase)
 
 
@@ -255,7 +288,7 @@ def drain_batch(pool: Pool, batch: Pool, size: int, reason: str, rule: str, phas
         Step(
             Action.DRAIN,
             commands.drain(batch),
-            " && ".join(commands.no_pods_left(batch, index) for index in range(size)),
+            all_of(*(commands.no_pods_left(batch, index) for index in range(size))),
             f"{reason}; {_batching(pool, size)}; the drain gives up after {pool.drain.timeout_minutes}m (see the "
             "pre-flight)",
             pool.name,
@@ -304,7 +337,7 @@ def unmark(pool: Pool, rule: str, phase: Phase) -> Step:
     )
 
 
-def _rollout_mark(pool: Pool, command: str, reason: str, rule: str, phase: Phase) -> Step:
+def _rollout_mark(pool: Pool, command: Script, reason: str, rule: str, phase: Phase) -> Step:
     verify = commands.list_nodes(pool, commands.ROLLOUT_LABEL)
     return Step(Action.LABEL_NODES, command, verify, reason, pool.name, rule, phase)
 

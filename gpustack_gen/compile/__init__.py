@@ -41,7 +41,7 @@ def compile_cluster(cluster: Cluster, wrap: tuple[str, ...] = ()) -> list[Artifa
         capacity(cluster),
         *node_group_artifacts(cluster),
         *alerts_artifacts(cluster),
-        wrapped_kustomization(kustomization(listed), targets),
+        wrapped_kustomization(kustomization(listed, cluster.kube_context), targets),
         *wrappers,
     ]
     artifacts += [workload_fragment(cluster, w) for w in sorted(cluster.workloads, key=lambda w: w.file_stem)]

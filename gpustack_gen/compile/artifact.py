@@ -18,6 +18,8 @@ MIG_CONFIG_STATE_LABEL = "nvidia.com/mig.config.state"
 # config-manager, which acts on label changes only): a content change needs them restarted. GFD reads the
 # same config to label the node (nvidia.com/gpu.replicas, -SHARED) and the MPS daemon runs its MPS servers.
 DEVICE_PLUGIN_DAEMONSET = "daemonset/nvidia-device-plugin-daemonset"
+MIG_MANAGER_DAEMONSET = "daemonset/nvidia-mig-manager"
+TOOLKIT_DAEMONSET = "daemonset/nvidia-container-toolkit-daemonset"
 GFD_DAEMONSET = "daemonset/gpu-feature-discovery"
 MPS_DAEMONSET = "daemonset/nvidia-device-plugin-mps-control-daemon"
 

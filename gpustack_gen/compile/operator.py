@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import shlex
 from typing import Any
 
-from ..model.fleet import Cluster
+from ..model.fleet import Cluster, DriverUpgrade
+from ..shell import Command, Script, helm, kubectl, lines_in, text_in
 from .artifact import DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET, Artifact
 from .backends import backend_of
 from .releases import repo_add_command
@@ -13,9 +13,12 @@ from .releases import repo_add_command
 CHART = "gpu-operator"
 HELM_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
 HELM_REPOSITORY_NAME = "nvidia"
-REPO_ADD_COMMAND = repo_add_command(HELM_REPOSITORY_NAME, HELM_REPOSITORY)
 RELEASE_NAME = "gpu-operator"
 VALUES_FILE = "gpu-operator-values.yaml"
+
+
+def operator_repo_add() -> Script:
+    return repo_add_command(HELM_REPOSITORY_NAME, HELM_REPOSITORY)
 
 
 def helm_upgrade_command(
@@ -25,7 +28,7 @@ def helm_upgrade_command(
     create_namespace: bool = False,
     user_values: tuple[str, ...] = (),
     new_chart_version: bool = False,
-) -> str:
+) -> Command:
     """The ``helm upgrade --install`` of the pinned chart with the cluster's values file.
 
     The user's own values files come first and gpustack-gen's last, so ours win where both set a key and
@@ -35,22 +38,34 @@ def helm_upgrade_command(
     upgrade hook needs (``operator.upgradeCRD`` in its values.yaml).
     """
     operator = cluster.operator
-    words = [
-        f"helm upgrade --install {RELEASE_NAME} {HELM_REPOSITORY_NAME}/{CHART} --namespace {operator.namespace}",
-        *(["--create-namespace"] if create_namespace else []),
-        f"--version {operator.release.version}",
-        *(["--disable-openapi-validation"] if new_chart_version else []),
-        *(f"--values {shlex.quote(path)}" for path in user_values),
-        f"--values {shlex.quote(values_path)}",
-    ]
-    return " ".join(words)
+    return helm(
+        "upgrade", "--install", RELEASE_NAME, f"{HELM_REPOSITORY_NAME}/{CHART}", "--namespace", operator.namespace,
+        *(("--create-namespace",) if create_namespace else ()),
+        "--version", operator.release.version,
+        *(("--disable-openapi-validation",) if new_chart_version else ()),
+        *(w for path in user_values for w in ("--values", path)),
+        "--values", values_path,
+    )  # fmt: skip
 
 
-def patch_command(patch_path: str = "clusterpolicy-patch.yaml") -> str:
+def patch_command(patch_path: str = "clusterpolicy-patch.yaml") -> Command:
     """The merge patch of an installed ClusterPolicy (Operators not installed with Helm)."""
-    return (
-        f"kubectl patch clusterpolicies.nvidia.com/cluster-policy --type merge --patch-file {shlex.quote(patch_path)}"
-    )
+    return kubectl("patch", "clusterpolicies.nvidia.com/cluster-policy", "--type", "merge", "--patch-file", patch_path)
+
+
+def driver_upgrade_policy(upgrade: DriverUpgrade) -> dict[str, Any]:
+    """``driver.upgradePolicy``, keys every chart version in the table has (gpu-operator
+    ``deployments/gpu-operator/values.yaml``: v23.9.2 ``:151-182``, v25.3.3 ``:160-191``, v26.7.0 ``:167-198``).
+
+    The controller deletes GPU pods through kubectl's drain filters with ``deleteEmptyDir`` and ``force``; a pod
+    they refuse sends the node to ``upgrade-failed``, which counts as in progress, so with
+    ``maxParallelUpgrades: 1`` no other node starts (k8s-operator-libs@7d667fbaa7ac ``pkg/upgrade/pod_manager.go:149-203``,
+    ``upgrade_state.go:1040-1085``)."""
+    return {
+        "autoUpgrade": True,
+        "maxParallelUpgrades": upgrade.max_parallel_upgrades,
+        "gpuPodDeletion": {"deleteEmptyDir": upgrade.delete_empty_dir, "force": upgrade.force},
+    }
 
 
 def operator_settings(cluster: Cluster) -> dict[str, Any]:
@@ -65,6 +80,8 @@ def operator_settings(cluster: Cluster) -> dict[str, Any]:
     driver: dict[str, Any] = {"enabled": operator.driver_enabled}
     if operator.driver_version:
         driver["version"] = operator.driver_version
+    if operator.driver_enabled:
+        driver["upgradePolicy"] = driver_upgrade_policy(operator.driver_upgrade)
     settings: dict[str, Any] = {
         "cdi": cdi,
         "driver": driver,
@@ -92,8 +109,8 @@ def helm_values(cluster: Cluster) -> Artifact:
         (
             f"Values for chart {HELM_REPOSITORY_NAME}/{CHART} {operator.release.version}. Create the namespace and the",
             "ConfigMaps first (kubectl apply -k .), then:",
-            REPO_ADD_COMMAND,
-            helm_upgrade_command(cluster),
+            *lines_in(cluster.kube_context, operator_repo_add()),
+            text_in(cluster.kube_context, helm_upgrade_command(cluster)),
             "Keep values of your own for the release? Pass them first (--values yours.yaml --values "
             f"{VALUES_FILE}), or list",
             "them in the fleet's operator.valuesFiles; never --reuse-values. gpustack-gen plan orders upgrades.",
@@ -109,9 +126,14 @@ def clusterpolicy_patch(cluster: Cluster) -> Artifact:
     ClusterPolicy had), and the backend deletes with ``null`` what it no longer uses.
     """
     spec = operator_settings(cluster)
+    policy = spec["driver"].get("upgradePolicy")
+    if policy is not None:
+        spec["driver"]["upgradePolicy"] = {
+            ("podDeletion" if key == "gpuPodDeletion" else key): value for key, value in policy.items()
+        }
     notes = [
         "Merge patch for a cluster where the GPU Operator is already installed:",
-        patch_command(),
+        text_in(cluster.kube_context, patch_command()),
     ]
     operator = cluster.operator
     if operator.driver_enabled and operator.driver_version is None:

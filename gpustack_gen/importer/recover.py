@@ -18,9 +18,11 @@ from typing import Any, NoReturn
 from ..catalog import GpuModel, builtin_mig_config, builtin_mig_config_names
 from ..compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
 from ..compile.gpu_operator import MPS_ROOT
+from ..compile.operator import driver_upgrade_policy
 from ..errors import FleetError, Problem
 from ..k8s_state import ConfigMap, Where
 from ..model.backends.gpu_operator import RESOURCE_GPU
+from ..model.fleet import DriverUpgrade
 from ..validate.operator_keys import VALUES_KEYS
 from ..versions import (
     OPERATOR_VERSIONS,
@@ -47,9 +49,16 @@ _REQUIRED_OPERANDS = ("devicePlugin.enabled", "gfd.enabled", "migManager.enabled
 # Written by backend dra only (the driver manager evicts the DRA kubelet plugin): an imported cluster runs the
 # Operator's device plugin, so a value there stays a TODO.
 _OTHER_BACKENDS_KEYS = ("driver.manager.env",)
+# gpustack-gen's own defaults for the driver upgrade controller (docs/guides/rollout-assumptions.md): not
+# recovered from a cluster yet, so an imported fleet renders them; a value there stays a TODO.
+_UPGRADE_POLICY_KEYS = tuple(gate.path for gate in VALUES_KEYS if gate.path.startswith("driver.upgradePolicy."))
 # Values keys the fleet model owns (rendered into gpu-operator-values.yaml): the version-gate table, but for
 # the operand switches an import requires on (only another device backend, such as HAMi, turns one off).
-OWNED_KEYS = tuple(gate.path for gate in VALUES_KEYS if gate.path not in (*_REQUIRED_OPERANDS, *_OTHER_BACKENDS_KEYS))
+OWNED_KEYS = tuple(
+    gate.path
+    for gate in VALUES_KEYS
+    if gate.path not in (*_REQUIRED_OPERANDS, *_OTHER_BACKENDS_KEYS, *_UPGRADE_POLICY_KEYS)
+)
 # ClusterPolicy spec sections the model has a say in (the rest is listed as outside the model).
 _POLICY_SECTIONS = frozenset({"cdi", "driver", "toolkit", "mig", "devicePlugin", "migManager"})
 
@@ -521,14 +530,20 @@ def _leaves(data: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
         yield prefix, data
 
 
+_ABSENT = object()
+
+
 def _values_outside_model(inputs: Inputs, consumed: set[str], release: OperatorVersion) -> list[Todo]:
     if not inputs.values:
         return []
     name = inputs.values_file or "values"
     todos = []
+    rendered_anyway = dict(_leaves({"driver": {"upgradePolicy": driver_upgrade_policy(DriverUpgrade())}}))
     for path, value in _leaves(inputs.values):
         if path in consumed or any(path.startswith(f"{key}.") for key in consumed):
             continue
+        if rendered_anyway.get(path, _ABSENT) == value:
+            continue  # the imported fleet renders the same
         todos.append(
             Todo(
                 f"{name}: {path}: {_short(value)} is outside the fleet model; not imported: keep it in a values "

@@ -170,6 +170,15 @@ class Workload:
 
 
 @dataclass(frozen=True, slots=True)
+class DriverUpgrade:
+    """``driver.upgradePolicy`` as gpustack-gen renders it (``autoUpgrade`` stays on)."""
+
+    max_parallel_upgrades: int = 1
+    delete_empty_dir: bool = True
+    force: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class OperatorConfig:
     release: OperatorVersion
     namespace: str
@@ -181,6 +190,7 @@ class OperatorConfig:
     toolkit_enabled: bool
     install: str = "helm"  # helm | external (installed by something else: only its ClusterPolicy is patched)
     values_files: tuple[str, ...] = ()  # the user's own values for the release, relative to the fleet file
+    driver_upgrade: DriverUpgrade = DriverUpgrade()
 
     @property
     def mps_fail_requests_configurable(self) -> bool:
@@ -282,6 +292,7 @@ DEFAULT_SHARING_NONE = "none"
 @dataclass(frozen=True, slots=True)
 class Cluster:
     name: str
+    kube_context: str  # the kubeconfig context every printed command names
     kubernetes: str
     container_runtime: str
     mig_strategy: str  # single | mixed

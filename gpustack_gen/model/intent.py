@@ -100,6 +100,26 @@ DnsLabel = Annotated[
     Field(json_schema_extra={"pattern": DNS1123_LABEL, "maxLength": 63}),
 ]
 NodeSelector = Annotated[dict[str, str], AfterValidator(_node_selector)]
+
+
+def _kube_context(value: str) -> str:
+    # A kubeconfig context name is free text (client-go checks only that it is in the file); the one rule is that
+    # it fits on one printed line.
+    if value and value.isprintable():
+        return value
+    raise PydanticCustomError(
+        "value",
+        "{problem}",
+        {
+            "problem": f"{value!r} is not a kube context name",
+            "hint": "the context's name as kubectl config get-contexts lists it, on one line",
+        },
+    )
+
+
+KubeContext = Annotated[
+    str, AfterValidator(_kube_context), Field(json_schema_extra={"minLength": 1, "pattern": "^[^\\x00-\\x1f\\x7f]+$"})
+]
 TaintKey = Annotated[str, AfterValidator(_taint_key), Field(json_schema_extra={"minLength": 1, "maxLength": 317})]
 TaintValue = Annotated[
     str, AfterValidator(_taint_value), Field(json_schema_extra={"pattern": LABEL_VALUE, "maxLength": 63})
@@ -191,8 +211,32 @@ class ComponentSettings(_Model):
     enabled: bool | None = Field(default=None, description="Deploy this component (default true).")
 
 
+class DriverUpgradePolicy(_Model):
+    """How the Operator's driver upgrade controller rolls a new driver (`driver.upgradePolicy`); see
+    docs/guides/rollout-assumptions.md for why the defaults differ from the chart's."""
+
+    max_parallel_upgrades: int = Field(
+        default=1,
+        ge=0,
+        le=100_000,
+        description="Nodes upgraded at once (0: all at once). Default 1, as the chart: a node's GPU pods stop while its driver reloads.",
+    )
+    delete_empty_dir: bool = Field(
+        default=True,
+        description="Let the controller delete GPU pods with an emptyDir volume (/dev/shm is common). Default true; the chart's false fails the node (upgrade-failed) on the first such pod and stalls the upgrade.",
+    )
+    force: bool = Field(
+        default=False,
+        description="Let the controller delete GPU pods without a controller (they are not recreated). Default false: such a pod fails its node (upgrade-failed).",
+    )
+
+
 class DriverSettings(ComponentSettings):
     """The NVIDIA driver DaemonSet (`driver.*`)."""
+
+    upgrade_policy: DriverUpgradePolicy | None = Field(
+        default=None, description="How a new driver is rolled out node by node (driver.upgradePolicy)."
+    )
 
     version: DriverVersion | None = Field(
         default=None,
@@ -660,6 +704,10 @@ class Cluster(ClusterSettings):
     """One Kubernetes cluster with GPU nodes."""
 
     name: DnsLabel = Field(description="Cluster name, unique in the fleet; also the name of its output folder.")
+    kube_context: KubeContext | None = Field(
+        default=None,
+        description="The kubeconfig context that reaches the cluster, named by every printed kubectl (--context) and helm (--kube-context) command and used by verify --cluster (default: the cluster's name).",
+    )
     node_pools: list[NodePool] = Field(min_length=1, description="The cluster's groups of identical GPU nodes.")
     workloads: list[Workload] = Field(
         default_factory=list,

@@ -39,6 +39,7 @@ from .fleet import (
     Delivery,
     DraConfig,
     Drain,
+    DriverUpgrade,
     FluxDelivery,
     HamiConfig,
     HelmRelease,
@@ -220,6 +221,7 @@ def resolve_cluster(
             default_sharing = None
     cluster = Cluster(
         name=spec.name,
+        kube_context=spec.kube_context or spec.name,
         kubernetes=str(kubernetes or ""),
         container_runtime=runtime or "containerd",
         mig_strategy=mig_strategy or "single",
@@ -453,6 +455,7 @@ def _resolve_operator(report: Report, setting: Any) -> OperatorConfig | None:
         )
     install, _ = setting("operator", "install")
     values_files, _ = setting("operator", "values_files")
+    upgrade, _ = setting("operator", "driver", "upgrade_policy")
     return OperatorConfig(
         release=release,
         namespace=namespace or DEFAULT_NAMESPACE,
@@ -464,6 +467,9 @@ def _resolve_operator(report: Report, setting: Any) -> OperatorConfig | None:
         toolkit_enabled=True if toolkit_enabled is None else bool(toolkit_enabled),
         install=install or "helm",
         values_files=tuple(values_files or ()),
+        driver_upgrade=DriverUpgrade()
+        if upgrade is None
+        else DriverUpgrade(upgrade.max_parallel_upgrades, upgrade.delete_empty_dir, upgrade.force),
     )
 
 

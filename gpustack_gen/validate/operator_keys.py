@@ -42,6 +42,8 @@ _SHARED_KEYS = (
     KeyGate("toolkit.enabled"),
     KeyGate("mig.strategy"),
     KeyGate("driver.manager.env"),
+    KeyGate("driver.upgradePolicy.autoUpgrade"),
+    KeyGate("driver.upgradePolicy.maxParallelUpgrades"),
     KeyGate("devicePlugin.enabled"),
     KeyGate("devicePlugin.config.name"),
     KeyGate("devicePlugin.config.default"),
@@ -49,8 +51,15 @@ _SHARED_KEYS = (
     KeyGate("migManager.config.default"),
 )
 
-VALUES_KEYS: tuple[KeyGate, ...] = _SHARED_KEYS
+# The chart's gpuPodDeletion is the ClusterPolicy's podDeletion (gpu-operator templates/clusterpolicy.yaml).
+VALUES_KEYS: tuple[KeyGate, ...] = (
+    *_SHARED_KEYS,
+    KeyGate("driver.upgradePolicy.gpuPodDeletion.deleteEmptyDir"),
+    KeyGate("driver.upgradePolicy.gpuPodDeletion.force"),
+)
 CLUSTERPOLICY_SPEC_KEYS: tuple[KeyGate, ...] = (
     *_SHARED_KEYS,
     KeyGate("devicePlugin.mps.root", since="v24.3.0"),
+    KeyGate("driver.upgradePolicy.podDeletion.deleteEmptyDir"),
+    KeyGate("driver.upgradePolicy.podDeletion.force"),
 )

@@ -82,6 +82,31 @@ KEY_DOCS: Mapping[str, KeyDoc] = {
         "Install the driver with a container; false when the nodes have a driver preinstalled.", _BOOL
     ),
     "driver.version": KeyDoc("Driver version (image tag), such as 570.124.06.", {"type": "string", "minLength": 1}),
+    "driver.upgradePolicy": KeyDoc("How the driver upgrade controller rolls a new driver node by node.", _OBJECT),
+    "driver.upgradePolicy.autoUpgrade": KeyDoc(
+        "Let the controller upgrade the nodes (the driver DaemonSet is OnDelete: without it nothing rolls).", _BOOL
+    ),
+    "driver.upgradePolicy.maxParallelUpgrades": KeyDoc(
+        "Nodes upgraded at once; 0: no limit.", {"type": "integer", "minimum": 0}
+    ),
+    "driver.upgradePolicy.gpuPodDeletion": KeyDoc(
+        "How the controller deletes the GPU pods of a node (values).", _OBJECT
+    ),
+    "driver.upgradePolicy.gpuPodDeletion.deleteEmptyDir": KeyDoc(
+        "Delete GPU pods with emptyDir volumes; false fails the node (upgrade-failed) on such a pod.", _BOOL
+    ),
+    "driver.upgradePolicy.gpuPodDeletion.force": KeyDoc(
+        "Delete GPU pods without a controller; false fails the node (upgrade-failed) on such a pod.", _BOOL
+    ),
+    "driver.upgradePolicy.podDeletion": KeyDoc(
+        "How the controller deletes the GPU pods of a node (the ClusterPolicy's name for gpuPodDeletion).", _OBJECT
+    ),
+    "driver.upgradePolicy.podDeletion.deleteEmptyDir": KeyDoc(
+        "Delete GPU pods with emptyDir volumes; false fails the node (upgrade-failed) on such a pod.", _BOOL
+    ),
+    "driver.upgradePolicy.podDeletion.force": KeyDoc(
+        "Delete GPU pods without a controller; false fails the node (upgrade-failed) on such a pod.", _BOOL
+    ),
     "driver.manager": KeyDoc("The k8s-driver-manager init container of the driver DaemonSet.", _OBJECT),
     "driver.manager.env": KeyDoc(
         "Environment of the driver manager; NODE_LABEL_FOR_GPU_POD_EVICTION names the node label it turns off to "

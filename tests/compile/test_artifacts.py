@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import dataclasses
+
 from gpustack_gen.compile import compile_cluster
 from gpustack_gen.compile.artifact import EmbeddedYaml
 from gpustack_gen.compile.gpu_operator.config_names import config_names
@@ -39,7 +41,8 @@ def test_patch_writes_out_what_the_values_leave_to_the_chart(make_cluster) -> No
     spec = _artifact(make_cluster(), "clusterpolicy-patch.yaml").documents[0]["spec"]
     assert spec["devicePlugin"] == {"config": {"name": "gpustack-device-plugin-config", "default": "any"}}
     assert spec["migManager"] == {"config": {"name": None}}
-    assert spec["driver"] == {"enabled": True, "version": "580.82.07"}
+    assert spec["driver"]["version"] == "580.82.07"
+    assert spec["driver"]["upgradePolicy"]["podDeletion"] == {"deleteEmptyDir": True, "force": False}
     values = _artifact(make_cluster(), "gpu-operator-values.yaml").documents[0]
     assert "migManager" not in values and "version" not in values["driver"]  # helm takes the chart defaults
     pinned = make_cluster(cluster={"operator": {"version": "v25.3.3", "driver": {"version": "570.172.08"}}})
@@ -47,7 +50,10 @@ def test_patch_writes_out_what_the_values_leave_to_the_chart(make_cluster) -> No
 
 
 def test_patch_of_a_version_without_a_known_driver_default_says_so(make_cluster) -> None:
-    patch = _artifact(make_cluster(cluster={"operator": {"version": "v25.10.1"}}), "clusterpolicy-patch.yaml")
+    cluster = make_cluster(cluster={"operator": {"version": "v25.10.1"}})
+    unknown = dataclasses.replace(cluster.operator.release, driver=None)
+    cluster = dataclasses.replace(cluster, operator=dataclasses.replace(cluster.operator, release=unknown))
+    patch = _artifact(cluster, "clusterpolicy-patch.yaml")
     assert "version" not in patch.documents[0]["spec"]["driver"]
     assert any("leaves the ClusterPolicy's as it is" in note for note in patch.notes)
 
@@ -171,7 +177,7 @@ def test_node_labels_per_pool(make_cluster) -> None:
     }
     entry = _artifact(cluster, "node-labels.yaml").documents[0]["pools"][0]
     assert entry["command"] == (
-        "kubectl label nodes --selector pool=p1 nvidia.com/device-plugin.config=p1 "
+        "kubectl --context c1 label nodes --selector pool=p1 nvidia.com/device-plugin.config=p1 "
         "nvidia.com/mig.config=custom-3g.20gbx2 --overwrite"
     )
 

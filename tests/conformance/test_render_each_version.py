@@ -70,10 +70,12 @@ def test_values_and_patch_agree(target: OperatorVersion) -> None:
     for cluster in ("prod", "stage", "train"):
         (values,) = bundle[f"{cluster}/gpu-operator-values.yaml"].documents
         (patch,) = bundle[f"{cluster}/clusterpolicy-patch.yaml"].documents
-        # No MPS pool: the two carry the same settings; the patch also deletes the references it does not use
-        # and writes out the chart's driver version.
+        # No MPS pool: the two carry the same settings; the patch also deletes the references it does not use,
+        # writes out the chart's driver version and names the chart's gpuPodDeletion as the CRD does.
         spec = without_deletions(patch["spec"])
         assert spec["driver"].pop("version", None) == target.driver, cluster
+        policy = spec["driver"]["upgradePolicy"]
+        policy["gpuPodDeletion"] = policy.pop("podDeletion")
         assert set(patch) == {"spec"} and spec == values, cluster
         text = bundle[f"{cluster}/gpu-operator-values.yaml"].text
         assert f"--version {target.version} " in text

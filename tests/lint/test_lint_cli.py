@@ -97,7 +97,9 @@ def test_github_format_escapes_and_levels() -> None:
     lines = result.stdout.splitlines()
     file = str(CASES / "cm-metadata-typo.yaml").replace(":", "%3A").replace(",", "%2C")
     assert lines[0].startswith(f"::warning file={file},line=3,col=1,title=gpustack-gen lint [configmap]%3A metadata::")
-    assert lines[1].startswith(f"::error file={file},line=5,col=3,title=gpustack-gen lint [configmap]%3A metadata.namepsace::")
+    assert lines[1].startswith(
+        f"::error file={file},line=5,col=3,title=gpustack-gen lint [configmap]%3A metadata.namepsace::"
+    )
     assert "did you mean metadata.namespace?" in lines[1]
     assert len(lines) == 2  # no summary line: only annotations
 

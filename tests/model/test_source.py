@@ -244,6 +244,4 @@ def test_oversized_text_and_file(tmp_path: Path) -> None:
     with pytest.raises(FleetError) as caught:
         load_fleet(path)
     # A file is read to at most the limit and one byte more: the message gives the limit, not the size.
-    assert caught.value.problems[0].format().startswith(
-        f"big.yaml: larger than {MAX_FLEET_BYTES:,} bytes, the limit"
-    )
+    assert caught.value.problems[0].format().startswith(f"big.yaml: larger than {MAX_FLEET_BYTES:,} bytes, the limit")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from sim import extras
 from sim.cluster import Node, SimulationError
+from sim.scripts import script
 from sim.simulator import Simulation
 
 from gpustack_gen import load_fleet
@@ -33,7 +34,7 @@ def _simulation(upstream: Path, tmp_path: Path, *, force: bool = True) -> Simula
 def test_the_preflight_stops_on_a_bare_pod_before_anything_is_cordoned(upstream: Path, tmp_path: Path) -> None:
     simulation = _simulation(upstream, tmp_path, force=False)
     with pytest.raises(
-        SimulationError, match=r"check: kubectl drain .*--dry-run=client.*cannot delete Pods that declare"
+        SimulationError, match=r"check: kubectl .*drain .*--dry-run=client.*cannot delete Pods that declare"
     ):
         simulation.run()
     assert not any(node.unschedulable for node in simulation.cluster.nodes.values())
@@ -57,7 +58,9 @@ def test_a_whole_pool_drain_with_a_timeout_gives_up_on_the_budget(upstream: Path
     drain = next(step for step in steps if step.action is Action.DRAIN)
     whole = dataclasses.replace(
         drain,
-        command="kubectl drain --selector pool=a100 --ignore-daemonsets --delete-emptydir-data --force --timeout=15m",
+        command=script(
+            "kubectl drain --selector pool=a100 --ignore-daemonsets --delete-emptydir-data --force --timeout=15m"
+        ),
     )
     with pytest.raises(SimulationError, match="global timeout reached"):
         _simulation(upstream, tmp_path).run([whole if step is drain else step for step in steps])
@@ -82,7 +85,7 @@ def test_a_node_that_joins_mid_rollout_is_not_relabelled(upstream: Path, tmp_pat
     template = next(node for node in simulation.cluster.nodes.values() if node.pool == "a100")
     for step in steps:
         simulation._step(step, set())
-        if "=pending" in (step.command or ""):
+        if "=pending" in (step.command_text or ""):
             joined = Node(
                 "a100-joined", "a100", template.facts, template.gpus, {"pool": "a100"}, gpu_id=template.gpu_id
             )

@@ -225,12 +225,12 @@ def _to_dra(change: ClusterChange) -> list[Step]:
         ),
     ]
     if new.operator.driver_enabled:
-        plan.append(_driver_rolls())
+        plan.append(_driver_rolls(new))
     plan.append(
         Step(
             Action.PRUNE,
-            f"kubectl delete configmap {DEVICE_PLUGIN_CONFIGMAP} -n {new.operator.namespace} --ignore-not-found",
-            f"kubectl get configmaps -n {new.operator.namespace}",
+            commands.delete_configmaps(new, [DEVICE_PLUGIN_CONFIGMAP]),
+            commands.show_configmaps(new),
             "nothing reads the device-plugin ConfigMap any more",
             None,
             ID,
@@ -240,8 +240,9 @@ def _to_dra(change: ClusterChange) -> list[Step]:
     return plan
 
 
-def _driver_rolls() -> Step:
+def _driver_rolls(cluster: Cluster) -> Step:
     return steps.driver_wait(
+        cluster,
         None,
         "the driver manager's NODE_LABEL_FOR_GPU_POD_EVICTION (the DRA kubelet plugin, evicted before a driver reload) "
         "changes the driver DaemonSet: the upgrade controller rolls it node by node as driver.upgradePolicy says",
@@ -268,7 +269,7 @@ def _from_dra(change: ClusterChange) -> list[Step]:
         ),
     ]
     if old.operator.driver_enabled:
-        plan.append(dataclasses.replace(_driver_rolls(), phase=Phase.OPERATOR_WAIT))
+        plan.append(dataclasses.replace(_driver_rolls(new), phase=Phase.OPERATOR_WAIT))
     if new.operator.install == "external":
         # A merge patch keeps what it does not name, and the device plugin's patch does not name `enabled`.
         plan.append(
@@ -327,7 +328,7 @@ def _from_dra(change: ClusterChange) -> list[Step]:
         Step(
             Action.PRUNE,
             commands.delete_objects(objects),
-            "kubectl get deviceclasses",
+            commands.show_device_classes(),
             "delete the DeviceClasses and claims nothing uses any more",
             None,
             ID,

@@ -44,6 +44,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         version = after.driver_version or after.release.driver
         plan.append(
             steps.driver_wait(
+                new,
                 version,
                 "the driver upgrade controller cordons, drains and upgrades the GPU nodes as driver.upgradePolicy "
                 "says (one at a time by default), and each node's GFD reports the driver it loaded"

@@ -12,7 +12,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from . import hami, helm
+from . import driver_upgrade, hami, helm
 from .upstream import GpuFacts, chart_values
 
 DP_LABEL = "nvidia.com/device-plugin.config"
@@ -20,7 +20,6 @@ MIG_LABEL = "nvidia.com/mig.config"
 MIG_STATE_LABEL = "nvidia.com/mig.config.state"
 MPS_CAPABLE_LABEL = "nvidia.com/mps.capable"
 DRIVER_STATE_LABEL = "nvidia.com/gpu-driver-upgrade-state"
-DRIVER_VERSION_LABEL = "nvidia.com/cuda.driver-version.full"  # GFD, from the loaded driver (NVML)
 GPU_RESOURCE = "nvidia.com/gpu"
 
 # kubelet: a running pod's ConfigMap volume is rewritten on the pod sync loop (1 min by default) plus
@@ -126,7 +125,11 @@ class Cluster:
         self.hashes: dict[str, Any] = {}
         self.nodes: dict[str, Node] = {}
         self.pods: list[WorkloadPod] = []
-        self.pdbs: dict[str, int] = {}  # workload -> minAvailable of its PodDisruptionBudget
+        self.pdbs: dict[str, int] = {}
+        self.driver_upgrade = driver_upgrade.Controller()
+        self.empty_dir_workloads: set[str] = (
+            set()
+        )  # workloads whose pods mount an emptyDir (/dev/shm)  # workload -> minAvailable of its PodDisruptionBudget
         self.log: list[str] = []
 
     # --- API objects --------------------------------------------------------------------------
@@ -204,11 +207,11 @@ class Cluster:
         for node in self.nodes.values():
             self._operator_labels(node)
         if old.get("driver") not in (None, hashes["driver"]):
-            self._upgrade_drivers()
+            self.driver_upgrade.required(self)
         elif old.get("driver") is None:
             for node in self.nodes.values():
                 node.labels[DRIVER_STATE_LABEL] = "upgrade-done"  # the upgrade controller's steady state
-                node.labels[DRIVER_VERSION_LABEL] = self._driver_version()
+                node.labels.update(self.driver_labels())
         for node in self.nodes.values():
             if old.get("device-plugin") != hashes["device-plugin"] or not node.dp.running:
                 self.start_operand(node, "dp")
@@ -227,7 +230,7 @@ class Cluster:
         if self.spec is None:
             return
         node.labels[DRIVER_STATE_LABEL] = "upgrade-done"
-        node.labels[DRIVER_VERSION_LABEL] = self._driver_version()
+        node.labels.update(self.driver_labels())
         self._operator_labels(node)
         for kind in ("dp", "gfd", "mps"):
             self.start_operand(node, kind)
@@ -237,11 +240,11 @@ class Cluster:
         self.hami_sync(node, restart=True)
         self.settle()
 
-    def _driver_version(self) -> str:
+    def driver_labels(self) -> dict[str, str]:
         """What GFD reports once the driver pod runs: the ClusterPolicy's driver.version (the chart's default
-        unless pinned)."""
+        unless pinned), as the pinned GFD labels it (:mod:`.driver_upgrade`)."""
         assert self.spec is not None
-        return str(self.spec["driver"].get("version", ""))
+        return driver_upgrade.driver_labels(str(self.spec["driver"].get("version", "")), self.spec["gfd"]["standalone"])
 
     def _operator_labels(self, node: Node) -> None:
         """migManager.config.default all-disabled: a MIG-capable node without the label is labelled
@@ -250,16 +253,6 @@ class Cluster:
         default = self.spec["migManager"]["config"].get("default", "all-disabled")
         if node.facts.mig_capable and not node.labels.get(MIG_LABEL) and default == "all-disabled":
             self.set_labels(node, {MIG_LABEL: "all-disabled"})
-
-    def _upgrade_drivers(self) -> None:
-        """driver.upgradePolicy.autoUpgrade (chart default true): each node cordoned, drained, upgraded,
-        uncordoned; the state label ends upgrade-done. The driver restart restarts the operands."""
-        for node in self.nodes.values():
-            self.evict(node)
-            node.labels[DRIVER_STATE_LABEL] = "upgrade-done"
-            node.labels[DRIVER_VERSION_LABEL] = self._driver_version()
-            for kind in ("dp", "gfd", "mps"):
-                self.start_operand(node, kind)
 
     # --- config-manager, device plugin, GFD, MPS daemon (§1, §2) ---------------------------------
 
@@ -572,6 +565,7 @@ class Cluster:
                     break
 
     def settle(self) -> None:
+        self.driver_upgrade.step(self)
         for node in self.nodes.values():
             if node.mig_react_at is not None and self.now >= node.mig_react_at:
                 node.mig_react_at = None
@@ -610,7 +604,13 @@ def clusterpolicy_spec(values: dict[str, Any], version: str) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "operator": {"version": version},
         "cdi": dict(values.get("cdi") or {}),
-        "driver": {"enabled": values["driver"].get("enabled", True), "version": values["driver"].get("version")},
+        "driver": {
+            "enabled": values["driver"].get("enabled", True),
+            "version": values["driver"].get("version"),
+            "upgradePolicy": _policy_spec(values["driver"].get("upgradePolicy") or {}),
+        },
+        # v23.9.2 ships GFD as its own image (values.yaml:323-327); later charts run the device plugin's.
+        "gfd": {"standalone": values["gfd"].get("image") == "gpu-feature-discovery"},
         "toolkit": {"enabled": values["toolkit"].get("enabled", True)},
         "mig": {"strategy": values["mig"]["strategy"]},
         "devicePlugin": {
@@ -625,6 +625,11 @@ def clusterpolicy_spec(values: dict[str, Any], version: str) -> dict[str, Any]:
     if plugin_config.get("name"):
         spec["devicePlugin"]["config"] = {"name": plugin_config["name"], "default": plugin_config.get("default", "")}
     return spec
+
+
+def _policy_spec(policy: dict[str, Any]) -> dict[str, Any]:
+    """templates/clusterpolicy.yaml renders the chart's driver.upgradePolicy.gpuPodDeletion as podDeletion."""
+    return {("podDeletion" if key == "gpuPodDeletion" else key): value for key, value in policy.items()}
 
 
 def parse_config(text: str) -> dict[str, Any] | None:

@@ -3,6 +3,7 @@ fleet's workloads and pods without a controller. The model adds them once the ol
 
     podDisruptionBudgets: [{workload: research/notebook, minAvailable: 1}]
     barePods: [{name: research/scratch, pool: a100, requests: {nvidia.com/mig-3g.20gb: 1}}]
+    emptyDirWorkloads: [ml/api]  # their pods mount an emptyDir (/dev/shm)
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ def load(path: Path) -> dict[str, Any]:
 
 def add(cluster: Cluster, extras: dict[str, Any], selectors: dict[str, dict[str, str]]) -> None:
     """``selectors``: pool name -> its nodeSelector (a bare pod is pinned to its pool like a workload)."""
+    cluster.empty_dir_workloads = set(extras.get("emptyDirWorkloads") or [])
+    for pod in cluster.pods:
+        pod.empty_dir = pod.workload in cluster.empty_dir_workloads
     for budget in extras.get("podDisruptionBudgets") or []:
         cluster.pdbs[budget["workload"]] = int(budget["minAvailable"])
     for pod in extras.get("barePods") or []:

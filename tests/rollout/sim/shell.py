@@ -35,23 +35,27 @@ def load_documents(path: Path) -> list[dict[str, Any]]:
     return [doc for doc in YAML(typ="safe", pure=True).load_all(path.read_text(encoding="utf-8")) if doc]
 
 
+LOCAL_HELM = (["repo", "add"], ["repo", "update"])  # commands that change only this machine
+
+
 class Shell:
-    def __init__(self, cluster: Cluster, cwd: Path) -> None:
+    def __init__(self, cluster: Cluster, cwd: Path, context: str) -> None:
         self.cluster = cluster
         self.cwd = cwd
+        self.context = context  # the kube context that reaches ``cluster``
         self.workloads: dict[str, dict[str, Any]] = {}  # namespace/name -> last applied fragment
         self.replicas: dict[str, int] = {}  # namespace/name -> pods, as the fleet being rolled out says
         self.repositories: dict[str, str] = {}  # `helm repo add` name -> URL: none on a fresh machine
 
     def run(self, line: str) -> None:
         for command in line.split(" && "):
-            self._run(shlex.split(expand(command, self.capture)))
+            self._run(self._words(expand(command, self.capture)))
         self.cluster.settle()
 
     def check(self, line: str) -> None:
         """A step's verify: waits and diffs must pass; listings are shown to a person, not checked."""
         for command in line.split(" && "):
-            words = shlex.split(expand(command, self.capture))
+            words = self._words(expand(command, self.capture))
             if words[:2] in (["kubectl", "wait"], ["kubectl", "rollout"], ["kubectl", "diff"]):
                 self._run(words)
             elif words[:2] == ["test", "-z"]:
@@ -65,12 +69,27 @@ class Shell:
         """A command substitution's stdout: ``A || echo X`` gives X when A fails; a failure alone gives nothing."""
         first, _, alternative = command.partition(" || ")
         try:
-            return listing.output(self.cluster, shlex.split(first))
+            return listing.output(self.cluster, self._words(first))
         except SimulationError:
             words = shlex.split(alternative)
             return " ".join(words[1:]) if words[:1] == ["echo"] else ""
 
     # --- dispatch -------------------------------------------------------------------------------
+
+    def _words(self, command: str) -> list[str]:
+        """The command's words without the flag that names its cluster, which must be this shell's: kubectl's
+        global ``--context`` and helm's ``--kube-context`` (pkg/cli/environment.go). A kubectl or cluster-reaching
+        helm command naming none would run against whatever context is current: the model refuses it."""
+        words = shlex.split(command)
+        flag = {"kubectl": "--context", "helm": "--kube-context"}.get(words[0])
+        if flag is None or (words[0] == "helm" and words[1:3] in LOCAL_HELM):
+            return words
+        if flag not in words:
+            raise SimulationError(f"{command!r} names no kube context: it runs against the current one")
+        index = words.index(flag)
+        if words[index + 1] != self.context:
+            raise SimulationError(f"{command!r} runs against context {words[index + 1]}, not {self.context}")
+        return words[:index] + words[index + 2 :]
 
     def _run(self, words: list[str]) -> None:
         head = words[:2]
@@ -375,7 +394,9 @@ class Shell:
             )
             return
         if chart == "nvidia/gpu-operator":
-            documents = [load_documents(f)[0] for f in files]
+            documents = [load_documents(f)[0] for f in files] + [
+                _set_value(words[i + 1]) for i, w in enumerate(words) if w == "--set"
+            ]
             self.cluster.helm_upgrade(
                 self._option(words, "--version"),
                 documents,
@@ -403,9 +424,20 @@ class Shell:
         self.cluster.pods = [p for p in self.cluster.pods if p.workload != workload]
         limits = {k: int(v) for k, v in values["resources"]["limits"].items()}
         for _ in range(self.replicas[workload]):
-            self.cluster.pods.append(WorkloadPod(workload, limits, dict(values["nodeSelector"])))
+            empty_dir = workload in self.cluster.empty_dir_workloads
+            self.cluster.pods.append(WorkloadPod(workload, limits, dict(values["nodeSelector"]), empty_dir=empty_dir))
         self.workloads[workload] = values
         self.cluster.schedule()
+
+
+def _set_value(assignment: str) -> dict[str, Any]:
+    """``--set a.b=v`` as a values document after the ``-f`` files (helm ``pkg/strvals``: true/false are booleans,
+    digits integers)."""
+    path, text = assignment.split("=", 1)
+    value: Any = {"true": True, "false": False}.get(text, int(text) if text.isdigit() else text)
+    for key in reversed(path.split(".")):
+        value = {key: value}
+    return value  # type: ignore[no-any-return]
 
 
 def _jsonpath_condition(condition: str) -> tuple[str, str]:
