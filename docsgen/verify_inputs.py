@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from gpustack_gen import load_fleet
+from gpustack_gen.shell import text_in
 from gpustack_gen.verify import state_parts
 
 EXAMPLES = (  # (backend, fleet file, cluster)
@@ -52,7 +53,7 @@ def render_verify_inputs(root: Path) -> str:
             where = part.namespace or ("every namespace" if part.all_namespaces else "cluster-wide")
             if part.selector:
                 where += f", `-l {part.selector}`"
-            command = part.command.replace("|", "\\|")
+            command = text_in(cluster.kube_context, part.command_into(Path("."))).replace("|", "\\|")
             lines.append(f"| `{part.file}` | {', '.join(part.kinds)} | {where} | `{command}` |")
         sections.append("\n".join(lines) + "\n")
     sections.append(_excerpt(root))
