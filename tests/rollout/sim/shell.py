@@ -16,6 +16,7 @@ from ruamel.yaml import YAML
 
 from . import helm
 from .cluster import Cluster, SimulationError, WorkloadPod
+from .gitops import Controllers
 
 _DURATION = re.compile(r"^(\d+)([smh])$")
 HAMI_WORKLOADS = ("daemonset/hami-device-plugin", "deployment/hami-scheduler")
@@ -57,6 +58,7 @@ class Shell:
         self.cluster = cluster
         self.cwd = cwd
         self.context = context  # the kube context that reaches ``cluster``
+        self.controllers = Controllers(cluster)  # Argo CD and Flux, once their objects land
         self.workloads: dict[str, dict[str, Any]] = {}  # namespace/name -> last applied fragment
         self.replicas: dict[str, int] = {}  # namespace/name -> pods, as the fleet being rolled out says
         self.repositories: dict[str, str] = {}  # `helm repo add` name -> URL: none on a fresh machine
@@ -103,6 +105,8 @@ class Shell:
             self._apply(self._option(words, "-k"))
         elif head == ["kubectl", "diff"]:
             self._diff(self._option(words, "-k"))
+        elif head == ["kubectl", "patch"] and words[2] == "applications.argoproj.io":
+            self.controllers.sync_application(words[3])  # its `operation` asks for a sync
         elif head == ["kubectl", "patch"]:
             (patch,) = load_documents(self.cwd / self._option(words, "--patch-file"))
             self.cluster.patch(patch)
@@ -177,7 +181,7 @@ class Shell:
                     raise SimulationError(f'namespaces "{namespace}" not found')
                 self.cluster.apply_configmap(document["metadata"]["name"], dict(document["data"]))
             else:
-                raise SimulationError(f"unexpected kind {document['kind']} in {folder}")
+                self.controllers.apply(document)
 
     def _diff(self, folder: str) -> None:
         for document in self._kustomization(folder):
@@ -299,6 +303,10 @@ class Shell:
                     raise SimulationError(f"node {node.name} removed with pods still running (drain it first)")
                 del self.cluster.nodes[node.name]
             return
+        if words[2].startswith(("applications.argoproj.io/", "helmreleases.helm.toolkit.fluxcd.io/")):
+            name = words[2].split("/", 1)[1]
+            self._until(lambda: self.controllers.is_synced(name) and self._policy_ready(), timeout, f"{name} synced")
+            return
         path, expected = _jsonpath_condition(condition)
         if words[2].startswith("clusterpolicies"):
             self._until(lambda: self._policy_ready(), timeout, "the ClusterPolicy to be ready")
@@ -381,6 +389,7 @@ class Shell:
             )
             return
         if chart == "nvidia/gpu-operator":
+            self.controllers.helm_upgrade_refused()
             documents = [load_documents(f)[0] for f in files]
             self.cluster.helm_upgrade(
                 self._option(words, "--version"),
@@ -388,6 +397,7 @@ class Shell:
                 reuse="--reuse-values" in words,
                 openapi_checked="--disable-openapi-validation" not in words,
             )
+            self.controllers.reconcile_back()
             return
         self._workload(words, files)
 
