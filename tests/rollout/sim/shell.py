@@ -14,6 +14,9 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
+from gpustack_gen.helm_values import dropped_keys
+from gpustack_gen.validate.operator_keys import VALUES_KEYS
+
 from . import helm
 from .cluster import Cluster, SimulationError, WorkloadPod
 from .gitops import Controllers
@@ -65,8 +68,24 @@ class Shell:
 
     def run(self, line: str) -> None:
         for command in line.split(" && "):
-            self._run(self._words(command))
+            if " | " in command:
+                self._pipe(*command.split(" | "))
+            else:
+                self._run(self._words(command))
         self.cluster.settle()
+
+    def _pipe(self, first: str, second: str) -> None:
+        """``helm get values RELEASE -o json | gpustack-gen values-kept FILES``: the release's user-supplied
+        values (helm cmd/helm/get_values.go:77,87), checked by gpustack-gen's own function."""
+        source, check = self._words(first), self._words(second)
+        if source[:3] != ["helm", "get", "values"] or check[:2] != ["gpustack-gen", "values-kept"]:
+            raise SimulationError(f"the model cannot run the pipe {first!r} | {second!r}")
+        release = self.cluster.release
+        live = release.user_values if release is not None else {}
+        owned = tuple(gate.path for gate in VALUES_KEYS)
+        dropped = dropped_keys(live, [load_documents(self.cwd / path)[0] for path in check[2:]], owned)
+        if dropped:
+            raise SimulationError(f"error: the release has values the upgrade would drop: {', '.join(dropped)}")
 
     def check(self, line: str) -> None:
         """A step's verify: waits and diffs must pass; listings are shown to a person, not checked."""
