@@ -712,11 +712,16 @@ def import_command(
         click.echo(f"warning: TODO: {todo}", err=True)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
+    values = result.values_file
     if out_file is None:
         click.echo(result.fleet_text, nl=False)
+        if values is not None:
+            click.echo(f"warning: TODO: write {values[0]} beside the fleet file (import --out writes it)", err=True)
     else:
         from .emit.single_file import write_new_file
 
+        if values is not None:  # first: the fleet names it
+            write_new_file(Path(out_file).parent / values[0], values[1], force=True)
         write_new_file(Path(out_file), result.fleet_text, force=True)
         pools, todos = len(result.plan.pools), len(result.todos)
         summary = f"{out_file}: {pools} pool{'s' if pools != 1 else ''}, {todos} TODO{'s' if todos != 1 else ''}"
