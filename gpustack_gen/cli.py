@@ -393,6 +393,44 @@ def diff(sides: tuple[str, ...], base_ref: str | None, output_format: str, exit_
         sys.exit(ExitCode.DIFFERS)
 
 
+_LIVE_VALUES_LIMIT = 8 * 1024 * 1024  # bytes of `helm get values -o json` read from stdin
+
+
+@main.command("values-kept")
+@click.argument("values", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@_handle_errors
+def values_kept(values: tuple[str, ...]) -> None:
+    """Check that a GPU Operator upgrade with VALUES keeps the release's values: read `helm get values RELEASE -o
+    json` on stdin and exit 1 naming each key it sets that no file of VALUES sets (helm upgrade would drop it),
+    but for the keys gpustack-gen owns. No input (no release yet) passes. plan runs it before each helm upgrade
+    of the GPU Operator."""
+    from .helm_values import dropped_keys
+    from .validate.operator_keys import VALUES_KEYS
+    from .yamlio.load import load_data
+
+    text = sys.stdin.read(_LIVE_VALUES_LIMIT + 1)
+    if len(text) > _LIVE_VALUES_LIMIT:
+        click.echo(f"error: stdin: more than {_LIVE_VALUES_LIMIT} bytes of values", err=True)
+        sys.exit(ExitCode.INVALID)
+    try:
+        live = json.loads(text) if text.strip() else None
+    except json.JSONDecodeError as exc:
+        click.echo(
+            f"error: stdin:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); pipe helm get values -o json", err=True
+        )
+        sys.exit(ExitCode.INVALID)
+    passed = [load_data(Path(path).read_text(encoding="utf-8")) for path in values]
+    dropped = dropped_keys(live or {}, passed, tuple(gate.path for gate in VALUES_KEYS))
+    if dropped:
+        click.echo(
+            f"error: the release has values the upgrade would drop: {', '.join(dropped)} (hint: keep them in a values "
+            "file listed in the fleet's operator.valuesFiles)",
+            err=True,
+        )
+        sys.exit(ExitCode.DIFFERS)
+    click.echo(f"the upgrade keeps every value the release has ({len(values)} files)")
+
+
 @main.command()
 @_change_arguments(
     "Plan from FLEET as committed at git REF to the working file.",
@@ -694,11 +732,22 @@ def import_command(
         _echo(f"warning: TODO: {todo}", err=True)
     for warning in result.warnings:
         _echo(f"warning: {warning}", err=True)
+    values = result.values_file
     if out_file is None:
         _echo(result.fleet_text, nl=False)
+        if values is not None:
+            _echo(f"warning: TODO: write {values[0]} beside the fleet file (import --out writes it)", err=True)
     else:
         from .emit.single_file import write_new_file
+        from .errors import OutputError
 
+        values_path = Path(out_file).parent / values[0] if values is not None else None
+        if not force:  # refuse before writing anything: a values file alone would be half an import
+            for target in (Path(out_file), values_path):
+                if target is not None and target.exists():
+                    raise OutputError(f"{target} already exists; pass --force to overwrite it")
+        if values is not None and values_path is not None:  # first: the fleet names it
+            write_new_file(values_path, values[1], force=force)
         write_new_file(Path(out_file), result.fleet_text, force=force)
         pools, todos = len(result.plan.pools), len(result.todos)
         summary = f"{out_file}: {pools} pool{'s' if pools != 1 else ''}, {todos} TODO{'s' if todos != 1 else ''}"

@@ -17,11 +17,11 @@ from ..compile.artifact import (
 )
 from ..compile.dra import driver as dra_driver
 from ..compile.gpu_operator.nodes import label_command, selector_text
-from ..compile.operator import VALUES_FILE, helm_upgrade_command, operator_repo_add, patch_command
+from ..compile.operator import RELEASE_NAME, VALUES_FILE, helm_upgrade_command, operator_repo_add, patch_command
 from ..compile.releases import ChartRelease
 from ..model.backends.dra_gpu_config import DRIVER as DRA_DRIVER_NAME
 from ..model.fleet import Cluster, HelmRelease, Pool, Workload
-from ..shell import Command, PrintsNothing, Script, Spliced, all_of, command, helm, kubectl
+from ..shell import Command, Pipe, PrintsNothing, Script, Spliced, all_of, command, helm, kubectl
 from ..workdir import Paths
 
 # Every operand's pod waits in its init containers for the validator (gpu-operator assets/state-operator-validation).
@@ -80,13 +80,18 @@ def operator_update(cluster: Cluster, paths: Paths, *, new_chart_version: bool =
     run where nobody added it), or the ClusterPolicy patch for external installs."""
     if cluster.operator.install == "external":
         return patch(cluster, paths)
-    upgrade = helm_upgrade_command(
-        cluster,
-        paths.rendered_file(cluster, VALUES_FILE),
-        user_values=tuple(paths.from_fleet(p) for p in cluster.operator.values_files),
-        new_chart_version=new_chart_version,
-    )
-    return all_of(operator_repo_add(), upgrade)
+    user_values = tuple(paths.from_fleet(p) for p in cluster.operator.values_files)
+    rendered = paths.rendered_file(cluster, VALUES_FILE)
+    upgrade = helm_upgrade_command(cluster, rendered, user_values=user_values, new_chart_version=new_chart_version)
+    return all_of(values_kept(cluster, (*user_values, rendered)), operator_repo_add(), upgrade)
+
+
+def values_kept(cluster: Cluster, values: tuple[str, ...]) -> Script:
+    """Stops before an upgrade that would drop a value the release has (one set by hand, say ``nfd.enabled``):
+    without --reuse-values Helm renders from the passed files alone (helm pkg/action/upgrade.go:585-588). With no
+    release yet, helm prints nothing and the check passes."""
+    live = helm("get", "values", RELEASE_NAME, "--namespace", cluster.operator.namespace, "-o", "json")
+    return Pipe((live, command("gpustack-gen", "values-kept", *values)))
 
 
 def release_upgrade(cluster: Cluster, release: ChartRelease, paths: Paths) -> Script:

@@ -10,7 +10,7 @@ from ..compile.node_groups import node_group_file
 from ..compile.releases import ChartRelease
 from ..model.fleet import Cluster, Drain, Pool, Workload
 from ..shell import Script, all_of
-from . import commands
+from . import commands, delivery
 from .context import ClusterChange
 from .model import Action, Phase, Step
 
@@ -52,6 +52,8 @@ def operator(change: ClusterChange, reason: str, rule: str) -> Step:
     """The Operator's step; every rule that needs it builds the same command, so the plan runs it once (a new
     chart version adds the CRD upgrade's ``--disable-openapi-validation`` whichever rule asks)."""
     old, new = change.both
+    if delivery.controller(new) is not None:
+        return delivered(change, new, reason, rule)
     how = (
         "the merge patch of the installed ClusterPolicy (operator.install: external)"
         if new.operator.install == "external"
@@ -90,6 +92,8 @@ def _ready_timeout(change: ClusterChange) -> str:
 
 def release(change: ClusterChange, cluster: Cluster, chart: ChartRelease, reason: str, rule: str) -> Step:
     """Install or upgrade a backend's own chart with its whole values file, after the Operator's step."""
+    if delivery.controller(cluster) is not None:
+        return delivered(change, cluster, reason, rule)
     return Step(
         Action.BACKEND,
         commands.release_upgrade(cluster, chart, change.paths),
@@ -106,6 +110,22 @@ UPGRADE_FAILED_HINT = (
     "could not be deleted; delete them yourself (or allow it: driver.upgradePolicy deleteEmptyDir, force), then "
     "delete the node's nvidia-driver-daemonset pod to retry"
 )
+
+
+def delivered(change: ClusterChange, new: Cluster, reason: str, rule: str) -> Step:
+    """The Operator's and the backend charts' step where Argo CD or Flux delivers them: one sync of the wrapper
+    folder (the same command for every rule, so the plan runs it once)."""
+    tool = {"argocd": "Argo CD", "flux": "Flux"}[delivery.controller(new) or ""]
+    return Step(
+        Action.OPERATOR,
+        delivery.sync(new, change.paths),
+        all_of(delivery.synced(new), commands.wait_cluster_policy_ready()),
+        f"{reason}: apply the {tool} objects, which hand the new values to {tool}; it syncs them itself (never "
+        "helm upgrade a release the controller owns). With the wrapper folder in Git, this step is its sync",
+        None,
+        rule,
+        Phase.OPERATOR,
+    )
 
 
 def driver_wait(cluster: Cluster, version: str | None, reason: str, rule: str, phase: Phase) -> Step:

@@ -21,7 +21,7 @@ def compile_cluster(cluster: Cluster, wrap: tuple[str, ...] = ()) -> list[Artifa
     from .alerts import alerts_artifacts
     from .backends import backend_of
     from .capacity import capacity
-    from .gitops import KUBERNETES_KINDS, delivery_artifacts, wrap_targets, wrapped_kustomization
+    from .gitops import delivery_artifacts, delivery_kustomization, wrap_targets, wrapped_kustomization
     from .kustomization import kustomization
     from .namespace import namespace_object
     from .node_groups import node_group_artifacts
@@ -32,7 +32,7 @@ def compile_cluster(cluster: Cluster, wrap: tuple[str, ...] = ()) -> list[Artifa
     targets = wrap_targets(cluster, wrap)
     objects = [namespace_object(cluster, targets), *backend.objects(cluster)]
     wrappers = delivery_artifacts(cluster, targets, objects)
-    listed = objects + [a for a in wrappers if a.kind in KUBERNETES_KINDS]
+    delivery = delivery_kustomization(wrappers)
     artifacts = [
         helm_values(cluster),
         clusterpolicy_patch(cluster),
@@ -41,8 +41,9 @@ def compile_cluster(cluster: Cluster, wrap: tuple[str, ...] = ()) -> list[Artifa
         capacity(cluster),
         *node_group_artifacts(cluster),
         *alerts_artifacts(cluster),
-        wrapped_kustomization(kustomization(listed, cluster.kube_context), targets),
+        wrapped_kustomization(kustomization(objects, cluster.kube_context), targets),
         *wrappers,
+        *((delivery,) if delivery is not None else ()),
     ]
     artifacts += [workload_fragment(cluster, w) for w in sorted(cluster.workloads, key=lambda w: w.file_stem)]
     return artifacts

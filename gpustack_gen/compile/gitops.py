@@ -31,15 +31,21 @@ from .backends import backend_of
 from .operator import CHART, HELM_REPOSITORY, HELM_REPOSITORY_NAME, RELEASE_NAME, VALUES_FILE, operator_settings
 from .releases import OCI_SCHEME, ChartRelease
 
-ARGOCD_FILE = "argocd-application.yaml"
-FLUX_FILE = "flux-helmrelease.yaml"
+# The Argo CD and Flux objects that deliver the charts live in a folder of their own, applied at the plan's
+# Operator step: in the cluster folder, the first `kubectl apply -k` (or the parent Application's sync) would hand
+# the new values to the controller at once, which syncs them before any drain could run (real-world.md §2
+# "Separate folders"; argo-cd v3.5.1 controller/appcontroller.go:2666-2706, helm-controller v1.6.3
+# internal/controller/helmrelease_manager.go:126-136).
+DELIVERY_FOLDER = "delivery"
+ARGOCD_FILE = f"{DELIVERY_FOLDER}/argocd-application.yaml"
+FLUX_FILE = f"{DELIVERY_FOLDER}/flux-helmrelease.yaml"
 HELMFILE_FILE = "helmfile.yaml"
 ARGOCD_SYNC_WAVE = "1"
 BACKEND_SYNC_WAVE = "2"  # a backend's own chart (HAMi) after the Operator, which brings the driver and toolkit
 REMEDIATION_RETRIES = 3
 HELM_CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 
-# Artifact kinds that are Kubernetes objects (listed in kustomization.yaml) and that the gitops schema checks.
+# Artifact kinds that are Kubernetes objects (listed in delivery/kustomization.yaml) and that the gitops schema checks.
 KUBERNETES_KINDS = ("argocd-application", "flux-helmrelease")
 GITOPS_KINDS = ("namespace", *KUBERNETES_KINDS, "helmfile")
 
@@ -419,14 +425,36 @@ def delivery_artifacts(cluster: Cluster, targets: tuple[str, ...], objects: list
 
 
 def wrapped_kustomization(base: Artifact, targets: tuple[str, ...]) -> Artifact:
-    """``kustomization.yaml`` notes once wrapper objects have joined it."""
-    tools = [name for name, target in (("Argo CD", "argocd"), ("Flux", "flux")) if target in targets]
+    """``kustomization.yaml`` notes once the cluster is delivered by Argo CD or Flux."""
+    tools = _tools(targets)
     if not tools:
         return base
     notes: tuple[str, ...] = (
-        f"The Namespace, the ConfigMaps and the {' and '.join(tools)} objects: point "
-        f"{' or '.join(tools)} at this folder.",
+        f"The Namespace and the ConfigMaps: point {' or '.join(tools)} at this folder. The {' and '.join(tools)} "
+        f"objects that deliver the charts are in {DELIVERY_FOLDER}/, applied after it (gpustack-gen plan says when).",
     )
-    if len(tools) > 1:
-        notes += ("Both the Argo CD Application and the Flux HelmRelease are listed: keep only one per cluster.",)
     return dataclasses.replace(base, notes=notes)
+
+
+def delivery_kustomization(wrappers: list[Artifact]) -> Artifact | None:
+    """``delivery/kustomization.yaml``: the Argo CD and Flux objects, None when the cluster has none."""
+    listed = [a for a in wrappers if a.kind in KUBERNETES_KINDS]
+    if not listed:
+        return None
+    tools = _tools(tuple(a.kind.split("-")[0] for a in listed))
+    notes = [
+        f"The {' and '.join(tools)} objects that deliver the charts. Apply this folder (kubectl apply -k .) at the",
+        "plan's Operator step, after the cluster folder and any drain: the controller acts on the new values at once.",
+    ]
+    if len(tools) > 1:
+        notes.append("Both the Argo CD Application and the Flux HelmRelease are listed: keep only one per cluster.")
+    document = {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": [a.path.removeprefix(f"{DELIVERY_FOLDER}/") for a in listed],
+    }
+    return Artifact(f"{DELIVERY_FOLDER}/kustomization.yaml", "kustomization", (document,), tuple(notes))
+
+
+def _tools(targets: tuple[str, ...]) -> list[str]:
+    return [name for name, target in (("Argo CD", "argocd"), ("Flux", "flux")) if target in targets]

@@ -28,7 +28,7 @@ from .inputs import Inputs, read_inputs
 from .notes import OPERATOR, Todo
 from .recover import OperatorState, recover_operator, recover_sharing, unused_config_todos
 from .roundtrip import RoundTripReport, check_roundtrip
-from .write import ClusterPlan, PoolPlan, write_fleet
+from .write import ClusterPlan, PoolPlan, user_values_file, write_fleet
 
 __all__ = [
     "ImportResult",
@@ -53,6 +53,18 @@ class ImportResult:
     @property
     def todo_items(self) -> tuple[Todo, ...]:
         return self.plan.todos
+
+    @property
+    def values_file(self) -> tuple[str, str] | None:
+        """(name, text) of the values file beside the fleet: the release's values the fleet model does not own,
+        listed in the fleet's operator.valuesFiles; None when there are none."""
+        values = self.plan.state.user_values
+        if not values:
+            return None
+        from ..yamlio.writer import dump_yaml
+
+        header = "# The GPU Operator release's values that gpustack-gen does not own, as import found them.\n"
+        return user_values_file(self.plan.name), header + dump_yaml(values)
 
 
 def import_cluster(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from ..catalog import GpuModel, builtin_mig_config, builtin_mig_config_names
@@ -85,6 +85,7 @@ class OperatorState:
     mig_default: str
     todos: tuple[Todo, ...]
     warnings: tuple[str, ...]
+    user_values: dict[str, Any] = field(default_factory=dict)  # outside the model: passed through as they are
 
     def value(self, key: str, default: Any = None) -> Any:
         setting = self.settings.get(key)
@@ -283,7 +284,9 @@ def recover_operator(inputs: Inputs, operator_version: str | None, groups: tuple
     found, root = lookup(inputs.values, "devicePlugin.mps.root")
     if found and root == MPS_ROOT:
         consumed.add("devicePlugin.mps.root")
-    todos.extend(_values_outside_model(inputs, consumed, release))
+    todos.extend(_upgrade_policy_not_kept(inputs))
+    consumed.update(_UPGRADE_POLICY_KEYS)  # rendered and passed last: a user file cannot keep them
+    user_values = _pass_through(inputs, consumed)
     todos.extend(_policy_outside_model(inputs))
 
     plugin_default = settings.get("devicePlugin.config.default")
@@ -301,6 +304,7 @@ def recover_operator(inputs: Inputs, operator_version: str | None, groups: tuple
         mig_default=mig_default.value if mig_default is not None and mig_default.value else "all-disabled",
         todos=tuple(todos),
         warnings=tuple(warnings),
+        user_values=user_values,
     )
 
 
@@ -522,35 +526,44 @@ def _select_mig_configmap(
     ]
 
 
-def _leaves(data: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
-    if isinstance(data, dict) and data:
-        for key, value in data.items():
-            yield from _leaves(value, f"{prefix}.{key}" if prefix else str(key))
-    else:
-        yield prefix, data
-
-
-_ABSENT = object()
-
-
-def _values_outside_model(inputs: Inputs, consumed: set[str], release: OperatorVersion) -> list[Todo]:
-    if not inputs.values:
-        return []
+def _upgrade_policy_not_kept(inputs: Inputs) -> list[Todo]:
+    """The release's ``driver.upgradePolicy`` values that differ from what the imported fleet renders: gpustack-gen's
+    values file comes last, so passing them through would not keep them."""
+    rendered = {"driver": {"upgradePolicy": driver_upgrade_policy(DriverUpgrade())}}
     name = inputs.values_file or "values"
     todos = []
-    rendered_anyway = dict(_leaves({"driver": {"upgradePolicy": driver_upgrade_policy(DriverUpgrade())}}))
-    for path, value in _leaves(inputs.values):
-        if path in consumed or any(path.startswith(f"{key}.") for key in consumed):
-            continue
-        if rendered_anyway.get(path, _ABSENT) == value:
-            continue  # the imported fleet renders the same
-        todos.append(
-            Todo(
-                f"{name}: {path}: {_short(value)} is outside the fleet model; not imported: keep it in a values "
-                "file applied after gpu-operator-values.yaml"
+    for path in _UPGRADE_POLICY_KEYS:
+        found, value = lookup(inputs.values, path)
+        _, ours = lookup(rendered, path)
+        if found and value != ours:
+            todos.append(
+                Todo(
+                    f"{name}: {path}: {_short(value)} is not imported; the fleet renders {_short(ours)}: set "
+                    "operator.driver.upgradePolicy in the fleet to keep the cluster's value"
+                )
             )
-        )
     return todos
+
+
+def _pass_through(inputs: Inputs, consumed: set[str]) -> dict[str, Any]:
+    """The values outside the fleet model, as the release has them: they go to a values file of the user's,
+    which the plan's helm upgrade passes before gpustack-gen's (a helm upgrade given files renders from those
+    alone: helm pkg/action/upgrade.go:585-588)."""
+
+    def kept(data: dict[str, Any], prefix: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in data.items():
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if path in consumed:
+                continue
+            if isinstance(value, dict) and value:
+                value = kept(value, path)
+                if not value:
+                    continue
+            out[key] = value
+        return out
+
+    return kept(inputs.values, "") if isinstance(inputs.values, dict) else {}
 
 
 def _policy_outside_model(inputs: Inputs) -> list[Todo]:

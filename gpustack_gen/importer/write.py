@@ -101,7 +101,7 @@ def write_fleet(plan: ClusterPlan) -> str:
     if strategy is not None and strategy.value in ("single", "mixed"):
         cluster["mig"] = _map({"strategy": strategy.value})
         _eol(cluster, "mig", strategy.origin)
-    cluster["operator"] = _operator(state)
+    cluster["operator"] = _operator(state, plan.name)
     _eol(cluster, "operator", "settings the inputs do not set are left to the chart's defaults")
     pools = CommentedSeq()
     for pool in plan.pools:
@@ -124,7 +124,12 @@ def write_fleet(plan: ClusterPlan) -> str:
     return dump_commented(root)
 
 
-def _operator(state: OperatorState) -> Any:
+def user_values_file(cluster: str) -> str:
+    """Where import writes the release's values the fleet model does not own, beside the fleet file."""
+    return f"{cluster}-operator-values.yaml"
+
+
+def _operator(state: OperatorState, cluster: str) -> Any:
     from ruamel.yaml.comments import CommentedMap
 
     operator = CommentedMap()
@@ -147,6 +152,9 @@ def _operator(state: OperatorState) -> Any:
             _eol(block, alias, setting.origin)
         if block:
             operator[section] = block
+    if state.user_values:
+        operator["valuesFiles"] = [user_values_file(cluster)]
+        _eol(operator, "valuesFiles", "the release's other values, passed before gpustack-gen's")
     return operator
 
 

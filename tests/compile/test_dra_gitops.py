@@ -29,7 +29,7 @@ def _values(data: dict[str, Any]) -> dict[str, Any]:
 
 def test_an_oci_chart_is_an_argocd_oci_source_after_the_operator() -> None:
     data = dra_fleet("0.4.1")
-    _, driver = wrapped(data, "argocd")["argocd-application.yaml"]
+    _, driver = wrapped(data, "argocd")["delivery/argocd-application.yaml"]
     assert driver["metadata"]["name"] == "nvidia-dra-driver-gpu-c1"
     assert driver["metadata"]["annotations"] == {"argocd.argoproj.io/sync-wave": "2"}
     assert driver["spec"]["source"] == {
@@ -39,12 +39,12 @@ def test_an_oci_chart_is_an_argocd_oci_source_after_the_operator() -> None:
         "helm": {"releaseName": "nvidia-dra-driver-gpu", "valuesObject": _values(data)},
     }
     assert driver["spec"]["destination"]["namespace"] == "nvidia-dra-driver-gpu"
-    assert "An OCI source: Argo CD 3.1 or newer." in notes_of(data, "argocd-application.yaml", "argocd")
+    assert "An OCI source: Argo CD 3.1 or newer." in notes_of(data, "delivery/argocd-application.yaml", "argocd")
 
 
 def test_an_oci_chart_is_a_flux_ocirepository_the_helmrelease_names() -> None:
     data = dra_fleet("0.4.1")
-    _, operator, source, driver = wrapped(data, "flux")["flux-helmrelease.yaml"]
+    _, operator, source, driver = wrapped(data, "flux")["delivery/flux-helmrelease.yaml"]
     assert (source["kind"], source["metadata"]["name"]) == ("OCIRepository", "dra-driver-nvidia-gpu")
     assert source["spec"]["url"] == OCI_CHART
     assert source["spec"]["ref"] == {"tag": "0.4.1"}
@@ -72,10 +72,10 @@ def test_an_oci_chart_is_a_helmfile_oci_repository() -> None:
 def test_the_25_12_chart_shares_nvidia_s_repository_with_the_operator() -> None:
     data = dra_fleet("25.12.0")
     files = wrapped(data, *WRAPS)
-    _, driver_app = files["argocd-application.yaml"]
+    _, driver_app = files["delivery/argocd-application.yaml"]
     assert driver_app["spec"]["source"]["repoURL"] == NGC
     assert driver_app["spec"]["source"]["chart"] == "nvidia-dra-driver-gpu"
-    repository, _, driver = files["flux-helmrelease.yaml"]  # one HelmRepository for both charts
+    repository, _, driver = files["delivery/flux-helmrelease.yaml"]  # one HelmRepository for both charts
     assert (repository["kind"], repository["metadata"]["name"], repository["spec"]["url"]) == (
         "HelmRepository",
         "nvidia",
@@ -86,13 +86,13 @@ def test_the_25_12_chart_shares_nvidia_s_repository_with_the_operator() -> None:
     assert helmfile["repositories"] == [{"name": "nvidia", "url": NGC}]
     assert helmfile["releases"][1]["chart"] == "nvidia/nvidia-dra-driver-gpu"
     assert "HelmRepository nvidia (the Operator's) and HelmRelease nvidia-dra-driver-gpu" in notes_of(
-        data, "flux-helmrelease.yaml", "flux"
+        data, "delivery/flux-helmrelease.yaml", "flux"
     )
 
 
 def test_a_mirrored_operator_repository_leaves_the_driver_on_nvidia_s() -> None:
     data = dra_fleet("25.12.0", delivery={"flux": {"url": "https://charts.example.com"}})
-    mirror, _, source, driver = wrapped(data, "flux")["flux-helmrelease.yaml"]
+    mirror, _, source, driver = wrapped(data, "flux")["delivery/flux-helmrelease.yaml"]
     assert (mirror["metadata"]["name"], mirror["spec"]["url"]) == ("nvidia", "https://charts.example.com")
     assert (source["metadata"]["name"], source["spec"]["url"]) == ("nvidia-dra-driver-gpu", NGC)
     assert driver["spec"]["chart"]["spec"]["sourceRef"] == {"kind": "HelmRepository", "name": "nvidia-dra-driver-gpu"}
@@ -118,7 +118,7 @@ def test_the_values_file_header_installs_the_chart_as_its_release_does() -> None
 def test_a_driver_wrapper_that_disagrees_with_its_values_is_an_internal_error(edit: Any, message: str) -> None:
     cluster = cluster_of(dra_fleet("0.4.1"))
     compiled = compile_cluster(cluster, ("argocd",))
-    index = next(i for i, a in enumerate(compiled) if a.path == "argocd-application.yaml")
+    index = next(i for i, a in enumerate(compiled) if a.path == "delivery/argocd-application.yaml")
     operator_app, driver_app = copy.deepcopy(compiled[index].documents)
     edit(driver_app)
     compiled[index] = dataclasses.replace(compiled[index], documents=(operator_app, driver_app))

@@ -91,7 +91,7 @@ def _yaml() -> YAML:
 def test_argocd_application_pins_the_chart_and_carries_the_values() -> None:
     data = fleet(sharing={"tesla-t4": {"strategy": "time-slicing", "replicas": 4}})
     cluster = cluster_of(data)
-    (app,) = wrapped(data, "argocd")["argocd-application.yaml"]
+    (app,) = wrapped(data, "argocd")["delivery/argocd-application.yaml"]
     assert (app["apiVersion"], app["kind"]) == ("argoproj.io/v1alpha1", "Application")
     assert app["metadata"]["name"] == "gpu-operator-c1"
     assert app["metadata"]["namespace"] == "argocd"
@@ -120,7 +120,7 @@ def test_argocd_settings_come_from_the_fleet_file_and_merge() -> None:
         },
     }
     cluster_delivery = {"argocd": {"destination": {"name": "c1-prod"}, "syncPolicy": {"automated": {"selfHeal": True}}}}
-    (app,) = wrapped(fleet(defaults, delivery=cluster_delivery))["argocd-application.yaml"]
+    (app,) = wrapped(fleet(defaults, delivery=cluster_delivery))["delivery/argocd-application.yaml"]
     assert app["metadata"]["namespace"] == "gitops"
     assert app["spec"]["project"] == "platform"
     # destination is replaced as a whole: name alone, not name and the fleet's server
@@ -131,9 +131,9 @@ def test_argocd_settings_come_from_the_fleet_file_and_merge() -> None:
 def test_a_cluster_can_turn_off_the_fleets_automated_sync() -> None:
     defaults = {"delivery": {"argocd": {"syncPolicy": {"automated": {"selfHeal": True}}}}}
     data = fleet(defaults, delivery={"argocd": {"syncPolicy": {"automated": {"enabled": False}}}})
-    (app,) = wrapped(data, "argocd")["argocd-application.yaml"]
+    (app,) = wrapped(data, "argocd")["delivery/argocd-application.yaml"]
     assert "automated" not in app["spec"]["syncPolicy"]
-    assert "Sync is manual" in notes_of(data, "argocd-application.yaml", "argocd")
+    assert "Sync is manual" in notes_of(data, "delivery/argocd-application.yaml", "argocd")
 
 
 def test_argocd_destination_takes_server_or_name_not_both() -> None:
@@ -155,10 +155,10 @@ def test_argocd_destination_takes_server_or_name_not_both() -> None:
 )
 def test_ignore_differences_follow_the_chart_version(version: str, expected: list[str]) -> None:
     data = fleet(operator={"version": version})
-    (app,) = wrapped(data, "argocd")["argocd-application.yaml"]
+    (app,) = wrapped(data, "argocd")["delivery/argocd-application.yaml"]
     pointers = [p for entry in app["spec"].get("ignoreDifferences", []) for p in entry["jsonPointers"]]
     assert pointers == expected
-    notes = notes_of(data, "argocd-application.yaml", "argocd")
+    notes = notes_of(data, "delivery/argocd-application.yaml", "argocd")
     for pointer in expected:
         assert f"- {pointer}: " in notes  # each one says why it is there
     if not expected:
@@ -193,7 +193,7 @@ def test_nri_plugin_field_is_ignored_only_when_the_chart_does_not_render_it() ->
 def test_flux_helmrepository_and_helmrelease() -> None:
     data = fleet(operator={"version": "v26.7.0", "namespace": "nvidia-gpu"})
     cluster = cluster_of(data)
-    repository, release = wrapped(data, "flux")["flux-helmrelease.yaml"]
+    repository, release = wrapped(data, "flux")["delivery/flux-helmrelease.yaml"]
     assert (repository["apiVersion"], repository["kind"]) == ("source.toolkit.fluxcd.io/v1", "HelmRepository")
     assert repository["metadata"]["namespace"] == "flux-system"
     assert repository["spec"] == {"interval": "1h", "url": "https://helm.ngc.nvidia.com/nvidia"}
@@ -213,7 +213,7 @@ def test_flux_helmrepository_and_helmrelease() -> None:
 
 def test_flux_settings_come_from_the_fleet_file() -> None:
     delivery = {"flux": {"namespace": "flux", "interval": "30m", "releaseName": "nvidia-gpu-operator"}}
-    repository, release = wrapped(fleet(delivery=delivery), "flux")["flux-helmrelease.yaml"]
+    repository, release = wrapped(fleet(delivery=delivery), "flux")["delivery/flux-helmrelease.yaml"]
     assert repository["metadata"]["namespace"] == release["metadata"]["namespace"] == "flux"
     assert repository["spec"]["interval"] == release["spec"]["interval"] == "30m"
     assert release["spec"]["releaseName"] == "nvidia-gpu-operator"
@@ -243,14 +243,14 @@ def test_bad_flux_settings_are_refused(flux: dict[str, Any], message: str) -> No
 
 def test_oci_source_points_at_the_mirror_and_says_so() -> None:
     data = fleet(delivery={"flux": {"source": "oci", "url": MIRROR}})
-    source, release = wrapped(data, "flux")["flux-helmrelease.yaml"]
+    source, release = wrapped(data, "flux")["delivery/flux-helmrelease.yaml"]
     assert source["kind"] == "OCIRepository"
     assert source["spec"]["url"] == MIRROR
     assert source["spec"]["ref"] == {"tag": "v25.3.3"}
     assert source["spec"]["layerSelector"]["operation"] == "copy"
     assert release["spec"]["chartRef"] == {"kind": "OCIRepository", "name": source["metadata"]["name"]}
     assert "chart" not in release["spec"]
-    assert "NVIDIA documents no OCI location" in notes_of(data, "flux-helmrelease.yaml", "flux")
+    assert "NVIDIA documents no OCI location" in notes_of(data, "delivery/flux-helmrelease.yaml", "flux")
 
 
 # --- helmfile, Namespace, kustomization ----------------------------------------------------------------
@@ -272,11 +272,13 @@ def test_helmfile_pins_the_release_and_applies_the_configmaps_first() -> None:
     assert hook["args"] == ["apply", "-f", "namespace.yaml", "-f", "device-plugin-config.yaml"]
 
 
-def test_wrappers_join_the_kustomization_after_the_namespace_and_configmaps() -> None:
+def test_wrappers_have_a_kustomization_of_their_own_beside_the_namespace_and_configmaps() -> None:
     data = fleet(sharing={"tesla-t4": {"strategy": "time-slicing", "replicas": 2}})
     files = wrapped(data, "argocd", "helmfile")
     (kustomization,) = files["kustomization.yaml"]
-    assert kustomization["resources"] == ["namespace.yaml", "device-plugin-config.yaml", "argocd-application.yaml"]
+    assert kustomization["resources"] == ["namespace.yaml", "device-plugin-config.yaml"]
+    (delivery,) = files["delivery/kustomization.yaml"]
+    assert delivery["resources"] == ["argocd-application.yaml"]
     (namespace,) = files["namespace.yaml"]
     assert namespace["metadata"]["name"] == "gpu-operator"
     assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
@@ -288,7 +290,7 @@ def test_wrappers_join_the_kustomization_after_the_namespace_and_configmaps() ->
 
 def test_without_wrap_there_are_no_wrappers() -> None:
     files = wrapped(fleet())
-    assert not {"argocd-application.yaml", "flux-helmrelease.yaml", "helmfile.yaml"} & set(files)
+    assert not {"delivery/argocd-application.yaml", "delivery/flux-helmrelease.yaml", "helmfile.yaml"} & set(files)
     (kustomization,) = files["kustomization.yaml"]
     assert kustomization["resources"] == ["namespace.yaml", "device-plugin-config.yaml"]
     (namespace,) = files["namespace.yaml"]
@@ -298,8 +300,8 @@ def test_without_wrap_there_are_no_wrappers() -> None:
 def test_fleet_wrap_and_render_wrap_add_up() -> None:
     data = fleet(delivery={"wrap": ["helmfile"]})
     bundle = render(load_fleet(data), wrap=["flux"])
-    assert {"c1/helmfile.yaml", "c1/flux-helmrelease.yaml"} <= set(bundle.files)
-    assert "c1/argocd-application.yaml" not in bundle.files
+    assert {"c1/helmfile.yaml", "c1/delivery/flux-helmrelease.yaml"} <= set(bundle.files)
+    assert "c1/delivery/argocd-application.yaml" not in bundle.files
 
 
 def test_both_argocd_and_flux_is_a_warning() -> None:
@@ -324,9 +326,9 @@ def test_render_wrap_on_the_command_line(tmp_path: Path) -> None:
         main, ["render", str(fleet_file), "--out", str(out), "--wrap", "argocd", "--wrap", "helmfile"]
     )
     assert result.exit_code == 0, result.output
-    assert (out / "c1" / "argocd-application.yaml").is_file()
+    assert (out / "c1" / "delivery/argocd-application.yaml").is_file()
     assert (out / "c1" / "helmfile.yaml").is_file()
-    assert not (out / "c1" / "flux-helmrelease.yaml").exists()
+    assert not (out / "c1" / "delivery/flux-helmrelease.yaml").exists()
     bad = runner.invoke(main, ["render", str(fleet_file), "--out", str(out), "--wrap", "spinnaker"])
     assert bad.exit_code == 2
 
@@ -353,7 +355,7 @@ def test_render_wrap_for_argocd_and_flux_both_is_refused(
 
 
 def test_strict_schema_refuses_what_gpustack_gen_does_not_write() -> None:
-    (app,) = wrapped(fleet(), "argocd")["argocd-application.yaml"]
+    (app,) = wrapped(fleet(), "argocd")["delivery/argocd-application.yaml"]
     assert check_gitops_document(app) == []
     loose = copy.deepcopy(app)
     loose["spec"]["source"]["targetRevision"] = "25.x"
@@ -365,14 +367,14 @@ def test_strict_schema_refuses_what_gpustack_gen_does_not_write() -> None:
 def test_a_wrapper_that_disagrees_with_the_values_is_an_internal_error() -> None:
     cluster = cluster_of(fleet())
     artifacts = compile_cluster(cluster, ("argocd", "flux"))
-    index = next(i for i, a in enumerate(artifacts) if a.path == "flux-helmrelease.yaml")
+    index = next(i for i, a in enumerate(artifacts) if a.path == "delivery/flux-helmrelease.yaml")
     source, release = copy.deepcopy(artifacts[index].documents)
     release["spec"]["values"]["mig"]["strategy"] = "mixed"
     artifacts[index] = dataclasses.replace(artifacts[index], documents=(source, release))
     with pytest.raises(InternalError, match="other values"):
         validate_artifacts(cluster, artifacts)
     artifacts = compile_cluster(cluster, ("argocd",))
-    app_index = next(i for i, a in enumerate(artifacts) if a.path == "argocd-application.yaml")
+    app_index = next(i for i, a in enumerate(artifacts) if a.path == "delivery/argocd-application.yaml")
     (app,) = copy.deepcopy(artifacts[app_index].documents)
     app["spec"]["source"]["targetRevision"] = "v25.3.0"
     artifacts[app_index] = dataclasses.replace(artifacts[app_index], documents=(app,))
@@ -593,7 +595,7 @@ def test_an_unknown_wrapper_is_a_fleet_error_not_a_crash() -> None:
     loaded = load_fleet(fleet())
     with pytest.raises(FleetError, match="unknown wrapper 'argo'"):
         render(loaded, wrap=["argo"])
-    assert set(render(loaded, wrap="flux").files) >= {"c1/flux-helmrelease.yaml"}  # a string is one name
+    assert set(render(loaded, wrap="flux").files) >= {"c1/delivery/flux-helmrelease.yaml"}  # a string is one name
 
 
 def test_every_artifact_kind_is_the_one_its_file_name_says() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from gpustack_gen import load_fleet, render
 
 EXAMPLE = Path(__file__).resolve().parent.parent.parent / "examples" / "gitops"
-WRAPPERS = ("namespace.yaml", "argocd-application.yaml", "flux-helmrelease.yaml", "helmfile.yaml")
+WRAPPERS = ("namespace.yaml", "delivery/argocd-application.yaml", "delivery/flux-helmrelease.yaml", "helmfile.yaml")
 
 
 def test_committed_gitops_output_matches_a_fresh_render() -> None:

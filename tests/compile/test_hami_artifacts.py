@@ -169,7 +169,7 @@ def test_wrappers_install_hami_after_the_operator() -> None:
     data = hami_fleet()
     found = artifacts(data, "argocd", "flux", "helmfile")
     hami_values = found["hami-values.yaml"][0]
-    _, hami_app = found["argocd-application.yaml"]
+    _, hami_app = found["delivery/argocd-application.yaml"]
     assert hami_app["metadata"]["name"] == "hami-c1"
     assert hami_app["metadata"]["annotations"] == {"argocd.argoproj.io/sync-wave": "2"}
     assert hami_app["spec"]["source"] == {
@@ -179,7 +179,7 @@ def test_wrappers_install_hami_after_the_operator() -> None:
         "helm": {"releaseName": "hami", "valuesObject": hami_values},
     }
     assert hami_app["spec"]["destination"]["namespace"] == "kube-system"
-    _, _, repository, release = found["flux-helmrelease.yaml"]
+    _, _, repository, release = found["delivery/flux-helmrelease.yaml"]
     assert repository["spec"]["url"] == "https://project-hami.github.io/HAMi/"
     assert release["spec"]["dependsOn"] == [{"name": "gpu-operator"}]
     assert release["spec"]["values"] == hami_values
@@ -192,7 +192,7 @@ def test_wrappers_install_hami_after_the_operator() -> None:
 def test_a_hami_wrapper_that_disagrees_with_its_values_is_an_internal_error() -> None:
     cluster = cluster_of(hami_fleet())
     compiled = compile_cluster(cluster, ("argocd",))
-    index = next(i for i, a in enumerate(compiled) if a.path == "argocd-application.yaml")
+    index = next(i for i, a in enumerate(compiled) if a.path == "delivery/argocd-application.yaml")
     operator_app, hami_app = copy.deepcopy(compiled[index].documents)
     hami_app["spec"]["source"]["helm"]["valuesObject"]["devicePlugin"]["deviceSplitCount"] = 7
     compiled[index] = dataclasses.replace(compiled[index], documents=(operator_app, hami_app))

@@ -18,7 +18,9 @@ SECRETS = ("kubeconfig-token-5ecret", "exec-5ecret", "a2V5LTVlY3JldA", "key-5ecr
 
 
 def _verify(kubeconfig: Path) -> tuple[int, str]:
-    result = run_cli("verify", "examples/fleet.yaml", "--cluster", "prod", "--kubeconfig", kubeconfig, "--context", "hostile")
+    result = run_cli(
+        "verify", "examples/fleet.yaml", "--cluster", "prod", "--kubeconfig", kubeconfig, "--context", "hostile"
+    )
     output = result.stdout + result.stderr
     assert not [secret for secret in SECRETS if secret in output], output
     return result.returncode, result.stderr.strip().splitlines()[-1]

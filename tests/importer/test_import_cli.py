@@ -40,9 +40,11 @@ def test_writes_the_fleet_and_round_trips(data: Path, tmp_path: Path) -> None:
     assert result.stdout == ""
     assert load_fleet(out).clusters[0].name == "train"
     stderr = result.stderr.splitlines()
-    assert stderr[0].startswith("warning: TODO: values-v24.9.yaml: operator.defaultRuntime: containerd is outside")
-    assert sum(line.startswith("warning: TODO: ") for line in stderr) == 3
-    assert f"{out}: 3 pools, 3 TODOs" in stderr
+    assert sum(line.startswith("warning: TODO: ") for line in stderr) == 1
+    assert f"{out}: 3 pools, 1 TODO" in stderr
+    # The release's values outside the fleet model are beside the fleet, listed first in operator.valuesFiles.
+    assert load_fleet(out).clusters[0].operator.values_files == ("train-operator-values.yaml",)
+    assert "  defaultRuntime: containerd\n" in (tmp_path / "train-operator-values.yaml").read_text(encoding="utf-8")
     assert any(line.startswith("expected rename: ") for line in stderr)
     assert stderr[-1] == "round trip: rendering the imported fleet changes nothing the fleet model owns"
     # The written file is what `validate` accepts.
@@ -216,4 +218,5 @@ def test_the_written_fleet_file_gets_ordinary_permissions(data: Path, tmp_path: 
         os.umask(old)
     assert result.exit_code == 0, result.output
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
-    assert [p.name for p in tmp_path.iterdir()] == ["fleet.yaml"]  # no temporary file left behind
+    # no temporary file left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fleet.yaml", "train-operator-values.yaml"]

@@ -10,11 +10,11 @@ from gpustack_gen import load_fleet
 from gpustack_gen.importer import InputText, check_roundtrip, import_cluster
 from gpustack_gen.lint import lint_files
 
-OUTSIDE = "is outside the fleet model; not imported: keep it in a values file applied after gpu-operator-values.yaml"
-V24_TODOS = [
-    f"values-v24.9.yaml: operator.defaultRuntime: containerd {OUTSIDE}",
-    f'values-v24.9.yaml: migManager.env: [{{"name": "WITH_REBOOT", "value": "false"}}] {OUTSIDE}',
-]
+# What values-v24.9.yaml sets outside the fleet model: passed through in the user's values file, no TODO.
+V24_PASSED = {
+    "operator": {"defaultRuntime": "containerd"},
+    "migManager": {"env": [{"name": "WITH_REBOOT", "value": "false"}]},
+}
 
 
 def test_missing_key_and_time_sliced_mig_devices(data: Path, nodes_with: Callable[..., InputText]) -> None:
@@ -31,13 +31,13 @@ def test_missing_key_and_time_sliced_mig_devices(data: Path, nodes_with: Callabl
         nodes=nodes,
     )
     assert list(result.todos) == [
-        *V24_TODOS,
         "node label nvidia.com/device-plugin.config=a100-80gb names key a100-80gb, which ConfigMap "
         "time-slicing-config-fine does not have (the device plugin cannot load it); imported as whole GPUs",
         "ConfigMap time-slicing-config-fine key a100-40gb: sharing.timeSlicing.resources for nvidia.com/mig-1g.5gb, "
         "nvidia.com/mig-2g.10gb, nvidia.com/mig-3g.20gb, nvidia.com/mig-7g.40gb (sharing MIG devices) outside the "
         "fleet model; not imported",
     ]
+    assert result.plan.state.user_values == V24_PASSED
     text = result.fleet_text
     # Pool TODOs sit in the pool they concern.
     a100 = text.index("- name: gpu-a100")
@@ -75,10 +75,10 @@ def test_unused_and_unrelated_configmaps_are_listed(data: Path) -> None:
     assert list(result.todos) == [
         "ConfigMap dcgm-metrics is neither a device-plugin nor a mig-parted config; not imported",
         "ConfigMap time-slicing-config-all holds device-plugin configs but the Operator does not use it; not imported",
-        *V24_TODOS,
         "ConfigMap time-slicing-config-fine: no node uses key a100-40gb (not the default, and no node is labelled "
         "nvidia.com/device-plugin.config with it); not imported",
     ]
+    assert result.plan.state.user_values == V24_PASSED
     assert check_roundtrip(result).ok
 
 
@@ -97,13 +97,15 @@ def test_settings_outside_the_model_and_conflicts_with_the_clusterpolicy(data: P
     )
     assert list(result.todos) == [
         "mig.strategy: values.yaml says mixed but the ClusterPolicy says single; took the ClusterPolicy's (what runs now)",
-        f"values.yaml: driver.kernelModuleType: auto {OUTSIDE}",
-        f"values.yaml: dcgmExporter.serviceMonitor.enabled: true {OUTSIDE}",
-        f"values.yaml: mps.ignored: 1 {OUTSIDE}",
         "ClusterPolicy spec fields outside the fleet model were not imported (daemonsets, dcgm, dcgmExporter, gfd, "
         "nodeStatusExporter, operator, validator, and image, env and resource settings): keep any you changed in a "
         "values file",
     ]
+    assert result.plan.state.user_values == {
+        "driver": {"kernelModuleType": "auto"},
+        "dcgmExporter": {"serviceMonitor": {"enabled": True}},
+        "mps": {"ignored": 1},
+    }
     assert load_fleet(result.fleet_text).clusters[0].mig_strategy == "single"
     assert check_roundtrip(result).ok
 

@@ -11,7 +11,7 @@ import pytest
 from gpustack_gen import load_fleet
 from gpustack_gen.importer import check_roundtrip, import_cluster
 
-OUTSIDE = "is outside the fleet model; not imported: keep it in a values file applied after gpu-operator-values.yaml"
+# Values outside the fleet model go to the user's values file (import's values_file), not to TODOs.
 V25_VERSION_TODO = (
     "devicePlugin.version v0.17.4 ({files}), migManager.version v0.12.3-ubuntu20.04 ({files}) ships with GPU "
     "Operator v25.3.3 and v25.3.4; took v25.3.3: pass --operator-version if it is another"
@@ -35,9 +35,11 @@ def test_eks_cluster_v24_9_with_fine_time_slicing_and_custom_mig(data: Path) -> 
         configmaps=[data / "time-slicing-config-fine.yaml", data / "custom-mig-config.yaml"],
         nodes=data / "nodes.yaml",
     )
+    assert result.plan.state.user_values == {
+        "operator": {"defaultRuntime": "containerd"},
+        "migManager": {"env": [{"name": "WITH_REBOOT", "value": "false"}]},
+    }
     assert list(result.todos) == [
-        f"values-v24.9.yaml: operator.defaultRuntime: containerd {OUTSIDE}",
-        f'values-v24.9.yaml: migManager.env: [{{"name": "WITH_REBOOT", "value": "false"}}] {OUTSIDE}',
         "ConfigMap time-slicing-config-fine: no node uses key a100-40gb (not the default, and no node is labelled "
         "nvidia.com/device-plugin.config with it); not imported",
     ]
@@ -83,7 +85,8 @@ def test_crio_cluster_v25_3_with_time_slicing_for_all(data: Path, with_policy: b
     # The ClusterPolicy names the release (its validator image carries the chart's appVersion); the values
     # file alone names only component versions that two releases ship.
     version_todo = [] if with_policy else [V25_VERSION_TODO.format(files="values-v25.3.yaml")]
-    expected = [*version_todo, f"values-v25.3.yaml: driver.kernelModuleType: auto {OUTSIDE}"]
+    expected = version_todo
+    assert result.plan.state.user_values == {"driver": {"kernelModuleType": "auto"}}
     assert list(result.todos) == [*expected, *([POLICY_TODO] if with_policy else [])]
     source = "clusterpolicy-v25.3.yaml spec.validator.version v25.3.3" if with_policy else "ships with GPU Operator"
     assert re.search(rf"\n      version: v25\.3\.3 +# .*{source}", result.fleet_text)
@@ -132,8 +135,8 @@ def test_operator_version_option_wins_and_values_naming_another_plugin_version_i
         operator_version="v25.3.3",
     )
     assert re.search(r"\n      version: v25\.3\.3 +# --operator-version\n", result.fleet_text)
-    assert f"values-v24.9.yaml: devicePlugin.version: v0.17.0 {OUTSIDE}" in result.todos
-    assert f"values-v24.9.yaml: migManager.version: v0.10.0-ubuntu20.04 {OUTSIDE}" in result.todos
+    passed = result.plan.state.user_values
+    assert (passed["devicePlugin"]["version"], passed["migManager"]["version"]) == ("v0.17.0", "v0.10.0-ubuntu20.04")
     report = check_roundtrip(result)
     assert report.ok, report.differences  # the version was not told by the inputs once overridden
 

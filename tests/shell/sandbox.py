@@ -1,4 +1,4 @@
-"""A shell to paste printed commands into: bash with stand-in ``kubectl`` and ``helm`` on PATH that record the
+"""A shell to paste printed commands into: bash with stand-in ``kubectl``, ``helm`` and ``gpustack-gen`` on PATH that record the
 argv they get, and which kube context it reaches (``--context`` / ``--kube-context``, else the current one)."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class Sandbox:
         self.root = root
         self.bin = root / "bin"
         self.bin.mkdir(parents=True, exist_ok=True)
-        for program in ("kubectl", "helm", "sleep"):
+        for program in ("kubectl", "helm", "sleep", "gpustack-gen"):
             path = self.bin / program
             path.write_text(_STAND_IN, encoding="utf-8")
             path.chmod(0o755)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET
 from ...compile.backends import backend_of
 from ...compile.operator import operand_daemonsets
-from .. import commands, steps
+from .. import commands, delivery, steps
 from ..context import ClusterChange
 from ..model import Action, Finding, Level, Outcome, Phase, Step
 
@@ -36,14 +36,17 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
             )
         )
     external = new.operator.install == "external"
+    install = f"install the GPU Operator {new.operator.release.version} with the rendered values"
     plan.append(
-        Step(
+        steps.delivered(change, new, install, ID)
+        if delivery.controller(new) is not None
+        else Step(
             Action.OPERATOR,
             commands.operator_update(new, change.paths),
             commands.wait_cluster_policy_ready(),
             f"patch the ClusterPolicy of the GPU Operator {new.operator.release.version} your installer deployed"
             if external
-            else f"install the GPU Operator {new.operator.release.version} with the rendered values",
+            else install,
             None,
             ID,
             Phase.OPERATOR,

@@ -14,8 +14,12 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
+from gpustack_gen.helm_values import dropped_keys
+from gpustack_gen.validate.operator_keys import VALUES_KEYS
+
 from . import drain, helm, listing
 from .cluster import Cluster, SimulationError, WorkloadPod
+from .gitops import Controllers
 from .listing import expand, selector_matches
 
 _DURATION = re.compile(r"^(\d+)([smh])$")
@@ -43,14 +47,32 @@ class Shell:
         self.cluster = cluster
         self.cwd = cwd
         self.context = context  # the kube context that reaches ``cluster``
+        self.controllers = Controllers(cluster)  # Argo CD and Flux, once their objects land
         self.workloads: dict[str, dict[str, Any]] = {}  # namespace/name -> last applied fragment
         self.replicas: dict[str, int] = {}  # namespace/name -> pods, as the fleet being rolled out says
         self.repositories: dict[str, str] = {}  # `helm repo add` name -> URL: none on a fresh machine
 
     def run(self, line: str) -> None:
         for command in line.split(" && "):
-            self._run(self._words(expand(command, self.capture)))
+            command = expand(command, self.capture)
+            if " | " in command:
+                self._pipe(*command.split(" | "))
+            else:
+                self._run(self._words(command))
         self.cluster.settle()
+
+    def _pipe(self, first: str, second: str) -> None:
+        """``helm get values RELEASE -o json | gpustack-gen values-kept FILES``: the release's user-supplied
+        values (helm cmd/helm/get_values.go:77,87), checked by gpustack-gen's own function."""
+        source, check = self._words(first), self._words(second)
+        if source[:3] != ["helm", "get", "values"] or check[:2] != ["gpustack-gen", "values-kept"]:
+            raise SimulationError(f"the model cannot run the pipe {first!r} | {second!r}")
+        release = self.cluster.release
+        live = release.user_values if release is not None else {}
+        owned = tuple(gate.path for gate in VALUES_KEYS)
+        dropped = dropped_keys(live, [load_documents(self.cwd / path)[0] for path in check[2:]], owned)
+        if dropped:
+            raise SimulationError(f"error: the release has values the upgrade would drop: {', '.join(dropped)}")
 
     def check(self, line: str) -> None:
         """A step's verify: waits and diffs must pass; listings are shown to a person, not checked."""
@@ -99,6 +121,8 @@ class Shell:
             self._apply(self._option(words, "-k"))
         elif head == ["kubectl", "diff"]:
             self._diff(self._option(words, "-k"))
+        elif head == ["kubectl", "patch"] and words[2] == "applications.argoproj.io":
+            self.controllers.sync_application(words[3])  # its `operation` asks for a sync
         elif head == ["kubectl", "patch"]:
             (patch,) = load_documents(self.cwd / self._option(words, "--patch-file"))
             self.cluster.patch(patch)
@@ -188,7 +212,7 @@ class Shell:
                     raise SimulationError(f'namespaces "{namespace}" not found')
                 self.cluster.apply_configmap(document["metadata"]["name"], dict(document["data"]))
             else:
-                raise SimulationError(f"unexpected kind {document['kind']} in {folder}")
+                self.controllers.apply(document)
 
     def _diff(self, folder: str) -> None:
         for document in self._kustomization(folder):
@@ -322,6 +346,10 @@ class Shell:
                     raise SimulationError(f"node {node.name} removed with pods still running (drain it first)")
                 del self.cluster.nodes[node.name]
             return
+        if words[2].startswith(("applications.argoproj.io/", "helmreleases.helm.toolkit.fluxcd.io/")):
+            name = words[2].split("/", 1)[1]
+            self._until(lambda: self.controllers.is_synced(name) and self._policy_ready(), timeout, f"{name} synced")
+            return
         path, expected = _jsonpath_condition(condition)
         if words[2].startswith("clusterpolicies"):
             self._until(lambda: self._policy_ready(), timeout, "the ClusterPolicy to be ready")
@@ -394,6 +422,7 @@ class Shell:
             )
             return
         if chart == "nvidia/gpu-operator":
+            self.controllers.helm_upgrade_refused()
             documents = [load_documents(f)[0] for f in files] + [
                 _set_value(words[i + 1]) for i, w in enumerate(words) if w == "--set"
             ]
@@ -403,6 +432,7 @@ class Shell:
                 reuse="--reuse-values" in words,
                 openapi_checked="--disable-openapi-validation" not in words,
             )
+            self.controllers.reconcile_back()
             return
         self._workload(words, files)
 

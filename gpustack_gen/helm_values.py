@@ -1,0 +1,42 @@
+"""Which of a release's user-supplied values an upgrade would drop.
+
+``helm upgrade`` without ``--reuse-values`` renders from the values it is given alone: the release's old values
+count only when none are given (helm v3.21.4 pkg/action/upgrade.go:585-588). Files merge in order, maps key by
+key, anything else replaced (pkg/cli/values/options.go:44-60,108-124). So a value the release has (``helm get
+values``) survives the plan's upgrade only where one of the passed files sets its key or an ancestor of it to
+something other than a map.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+
+def dropped_keys(live: Any, passed: list[Any], owned: tuple[str, ...] = ()) -> list[str]:
+    """The dotted keys ``live`` sets that none of ``passed`` (the files given to the upgrade) sets, but for those
+    at or under an ``owned`` key (gpustack-gen's own values, which a change may drop on purpose)."""
+    return [
+        path
+        for path, keys in _leaves(live)
+        if not any(path == key or path.startswith(f"{key}.") for key in owned)
+        and not any(_sets(values, keys) for values in passed)
+    ]
+
+
+def _leaves(data: Any, keys: tuple[str, ...] = ()) -> Iterator[tuple[str, tuple[str, ...]]]:
+    if isinstance(data, dict) and data:
+        for key, value in data.items():
+            yield from _leaves(value, (*keys, str(key)))
+    elif keys:
+        yield ".".join(keys), keys
+
+
+def _sets(values: Any, keys: tuple[str, ...]) -> bool:
+    for key in keys:
+        if not isinstance(values, dict) or key not in values:
+            return False
+        values = values[key]
+        if not isinstance(values, dict):
+            return True  # a scalar or a list replaces whatever lies below
+    return True
