@@ -404,31 +404,43 @@ def values_kept(values: tuple[str, ...]) -> None:
     json` on stdin and exit 1 naming each key it sets that no file of VALUES sets (helm upgrade would drop it),
     but for the keys gpustack-gen owns. No input (no release yet) passes. plan runs it before each helm upgrade
     of the GPU Operator."""
+    from ruamel.yaml.error import YAMLError
+
     from .helm_values import dropped_keys
     from .validate.operator_keys import VALUES_KEYS
+    from .yamlio.input_file import InputFileError, read_input_bytes
+    from .yamlio.limits import MAX_IMPORT_INPUT_BYTES
     from .yamlio.load import load_data
 
     text = sys.stdin.read(_LIVE_VALUES_LIMIT + 1)
     if len(text) > _LIVE_VALUES_LIMIT:
-        click.echo(f"error: stdin: more than {_LIVE_VALUES_LIMIT} bytes of values", err=True)
+        _echo(f"error: stdin: more than {_LIVE_VALUES_LIMIT} bytes of values", err=True)
         sys.exit(ExitCode.INVALID)
     try:
         live = json.loads(text) if text.strip() else None
-    except json.JSONDecodeError as exc:
-        click.echo(
-            f"error: stdin:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); pipe helm get values -o json", err=True
-        )
+    except (json.JSONDecodeError, ValueError) as exc:  # ValueError: an integer past Python's digit limit
+        where = f"{exc.lineno}:{exc.colno}: not JSON ({exc.msg})" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        _echo(f"error: stdin:{where}; pipe helm get values -o json", err=True)
         sys.exit(ExitCode.INVALID)
-    passed = [load_data(Path(path).read_text(encoding="utf-8")) for path in values]
+    if live is not None and not isinstance(live, dict):
+        _echo("error: stdin: not a values object; pipe helm get values -o json", err=True)
+        sys.exit(ExitCode.INVALID)
+    passed = []
+    for path in values:
+        try:
+            passed.append(load_data(read_input_bytes(Path(path), MAX_IMPORT_INPUT_BYTES).decode("utf-8")))
+        except (InputFileError, UnicodeDecodeError, YAMLError) as exc:
+            _echo(f"error: {path}: {exc}", err=True)
+            sys.exit(ExitCode.INVALID)
     dropped = dropped_keys(live or {}, passed, tuple(gate.path for gate in VALUES_KEYS))
     if dropped:
-        click.echo(
+        _echo(
             f"error: the release has values the upgrade would drop: {', '.join(dropped)} (hint: keep them in a values "
             "file listed in the fleet's operator.valuesFiles)",
             err=True,
         )
         sys.exit(ExitCode.DIFFERS)
-    click.echo(f"the upgrade keeps every value the release has ({len(values)} files)")
+    _echo(f"the upgrade keeps every value the release has ({len(values)} files)")
 
 
 @main.command()

@@ -51,6 +51,24 @@ def test_the_command_names_what_the_upgrade_would_drop(tmp_path: Path) -> None:
     assert code == 2 and "stdin:1:2: not JSON" in out
 
 
+@pytest.mark.parametrize(
+    ("live", "file", "message"),
+    [
+        ("[1, 2]", "mig: {}\n", "stdin: not a values object"),
+        ("1" * 5000, "mig: {}\n", "stdin:"),
+        ("{}", "a: &a [*a]\n", "values-0.yaml"),
+        (r'{"k\u001b]52;c;aGk=\u0007": 1}', "mig: {}\n", "k\\x1b]52"),
+    ],
+    ids=["json-array", "huge-integer", "bad-yaml", "terminal-escape"],
+)
+def test_bad_input_exits_2_or_is_printed_inert(tmp_path: Path, live: str, file: str, message: str) -> None:
+    code, out = _values_kept(tmp_path, live, file)
+    assert code in (1, 2) and message in out
+    assert "\x1b" not in out and "\x07" not in out
+    if message != "k\\x1b]52":
+        assert code == 2
+
+
 @pytest.mark.parametrize("keep", [True, False])
 def test_a_plan_that_drops_the_user_s_values_stops_before_the_upgrade(
     keep: bool, upstream: Path, tmp_path: Path
