@@ -43,6 +43,7 @@ def read_live_state(cluster: Cluster, *, kubeconfig: str | None = None, context:
     source = f"context {config.context_name}"
     problems: list[Problem] = []
     found: dict[str, list[Any]] = {}
+    missing: dict[str, str] = {}
     with Client(config=config) as client:
         for part in state_parts(cluster):
             for kind in part.kinds:
@@ -60,6 +61,9 @@ def read_live_state(cluster: Cluster, *, kubeconfig: str | None = None, context:
                 except ApiError as exc:
                     if exc.status.code == NOT_FOUND and part.name == "clusterpolicy":
                         items = []  # no ClusterPolicy CRD: the Operator is not installed, which the check reports
+                    elif part.name == "events":  # optional: causes are ranked without them
+                        missing[part.name] = f"{label}: {exc.status.code} {exc.status.reason}"
+                        continue
                     else:
                         served = f" (is {api_version} served?)" if exc.status.code == NOT_FOUND else ""
                         raise LiveStateError(
@@ -73,10 +77,12 @@ def read_live_state(cluster: Cluster, *, kubeconfig: str | None = None, context:
                 )
     if problems:
         raise FleetError(problems)
-    return state_of(source, found, {})
+    return state_of(source, found, missing)
 
 
-NAMESPACED = frozenset({"ConfigMap", "DaemonSet", "Deployment", "Pod", "ResourceClaimTemplate", "ResourceClaim"})
+NAMESPACED = frozenset(
+    {"ConfigMap", "DaemonSet", "Deployment", "Event", "Pod", "ResourceClaimTemplate", "ResourceClaim"}
+)
 ALL_NAMESPACES = "*"  # lightkube's: a namespaced list across every namespace
 
 

@@ -52,7 +52,7 @@ def run(*args: str) -> tuple[int, str]:
 
 def test_a_dra_cluster_reads_its_slices_objects_and_the_driver_s_release() -> None:
     assert verify_backend(train()) is VERIFY_BACKENDS["dra"]
-    assert [part.command for part in state_parts(train())[4:]] == [
+    assert [part.command for part in state_parts(train())[5:]] == [
         "kubectl get resourceslices -o json > resourceslices.json",
         "kubectl get deviceclasses,resourceclaimtemplates,resourceclaims -A -o json > dra.json",
         "kubectl get daemonsets,deployments,pods -n nvidia-dra-driver-gpu -l app.kubernetes.io/instance=nvidia-dra-driver-gpu "
