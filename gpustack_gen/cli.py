@@ -462,8 +462,9 @@ def verify(
     their labels and GPU, the ClusterPolicy, the ConfigMaps, the Operator's DaemonSets and HAMi's workloads; each
     finding says the likely cause and the fix.
 
-    Read-only: it only lists and gets. Exit 0 when the cluster matches; 1 when a finding is an error; 2 on bad
-    input or an unreachable cluster.
+    Read-only: it only lists and gets. Exit 0 when the cluster matches; 1 when a finding is an error; 4 when
+    nothing differs but nodes mid-rollout (MIG repartitioning, a driver upgrade, cordoned); 2 on bad input or an
+    unreachable cluster. See docs/verify.md.
 
     \b
     gpustack-gen verify fleet.yaml --cluster prod                 # the current kubeconfig context

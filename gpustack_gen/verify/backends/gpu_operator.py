@@ -34,6 +34,7 @@ from ...compile.gpu_operator.config_names import config_names
 from ...errors import Severity
 from ...model.backends.gpu_operator import NAME, RESOURCE_GPU, RESOURCE_GPU_SHARED
 from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY
+from ..in_progress import PAUSED
 from ..model import Fallback
 from ..observed import NVIDIA_RESOURCE_PREFIX, advertised, count
 from ..pod_failures import diagnose, how_it_fails, show_command
@@ -115,11 +116,14 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
     seen: list[str] = []
     pod = _plugin_pod(view)
     runtime: str | None = _runtime_cause(view)
-    if view.node.labels.get(DEPLOY_LABEL) in ("false", "paused-for-mig-change"):
-        seen.append(
-            f"the node's {DEPLOY_LABEL} label is {view.node.labels[DEPLOY_LABEL]}: the Operator runs no plugin there "
-            "(paused-for-mig-change: the mig-manager is repartitioning it, see mig-state)"
+    if view.node.labels.get(DEPLOY_LABEL) == PAUSED:
+        # The mig-manager took the plugin away on purpose: nothing about the runtime applies while it is paused.
+        return (
+            f"the node's {DEPLOY_LABEL} label is {PAUSED}: the mig-manager is repartitioning it and runs the plugin "
+            "again when it is done (see mig-state)",
         )
+    if view.node.labels.get(DEPLOY_LABEL) == "false":
+        seen.append(f"the node's {DEPLOY_LABEL} label is false: the Operator runs no plugin there")
     missing_key = _missing_key(view)
     if pod is not None:
         events = view.state.events_of(pod)
