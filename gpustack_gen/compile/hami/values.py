@@ -23,13 +23,18 @@ from ...model.backends.hami import (
     scheduler_policy,
 )
 from ...model.fleet import Cluster
+from ...versions import Toleration
 from ..artifact import Artifact
 from ..releases import ChartRelease
+from ..tolerations import operand_tolerations
 
 VALUES_FILE = "hami-values.yaml"
 RUNTIME_CLASS = "nvidia"  # the RuntimeClass the GPU Operator creates (operator.runtimeClass, CRD default nvidia)
 DEVICE_PLUGIN_DAEMONSET = "daemonset/hami-device-plugin"
 SCHEDULER_DEPLOYMENT = "deployment/hami-scheduler"
+# devicePlugin.tolerations: none by default, rendered only when set (Project-HAMi/HAMi@v2.10.0
+# charts/hami/values.yaml:421; templates/device-plugin/daemonsetnvidia.yaml:260-262).
+PLUGIN_TOLERATIONS: tuple[Toleration, ...] = ()
 OPERATING_MODE = "hami-core"  # HAMi's own vGPUs, not dynamic MIG (web docs/userguide/configure.md)
 
 
@@ -80,6 +85,9 @@ def hami_values(cluster: Cluster) -> dict[str, Any]:
         plugin["runtimeClassName"] = RUNTIME_CLASS
     if waits_for_toolkit(cluster):
         plugin["gpuOperatorToolkitReady"] = {"enabled": True}
+    tolerations = operand_tolerations(cluster, PLUGIN_TOLERATIONS)
+    if tolerations is not None:  # else the plugin, and with it every vGPU, stays off tainted pools
+        plugin["tolerations"] = tolerations
     values: dict[str, Any] = {
         # Pinned to the names the workload fragments ask for, whatever the chart's defaults become.
         "resourceName": RESOURCE_GPU,
