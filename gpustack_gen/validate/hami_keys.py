@@ -36,6 +36,7 @@ KEY_SCHEMAS: Mapping[str, Mapping[str, Any]] = {
     "devicePlugin.nodeConfiguration.config": {"type": "string"},
     "devicePlugin.runtimeClassName": _STRING,
     "devicePlugin.gpuOperatorToolkitReady.enabled": {"type": "boolean"},
+    "devicePlugin.tolerations": {"type": "array", "items": {"type": "object"}},
     "scheduler.defaultSchedulerPolicy.nodeSchedulerPolicy": _POLICY,
     "scheduler.defaultSchedulerPolicy.gpuSchedulerPolicy": _POLICY,
 }

@@ -47,6 +47,7 @@ _SHARED_KEYS = (
     KeyGate("devicePlugin.config.default"),
     KeyGate("migManager.config.name"),
     KeyGate("migManager.config.default"),
+    KeyGate("daemonsets.tolerations"),
 )
 
 VALUES_KEYS: tuple[KeyGate, ...] = _SHARED_KEYS

@@ -87,3 +87,16 @@ def test_dra_25_12_0_needs_the_gpu_toleration_that_0_4_1_has_by_default() -> Non
 )
 def test_tolerates_as_kubernetes_does(entry: dict[str, Any], taint: Taint, tolerated: bool) -> None:
     assert tolerates(entry, taint) is tolerated
+
+
+@pytest.mark.parametrize("name", ["", "hami", "dra"])
+def test_a_dedicated_pool_renders_and_validates_on_every_backend(name: str) -> None:
+    from gpustack_gen import render
+
+    path = ROOT / "examples" / (f"{name}/fleet.yaml" if name else "fleet.yaml")
+    data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    for cluster in data["clusters"]:
+        cluster["nodePools"][0]["taints"] = DEDICATED_TAINT
+    bundle = render(load_fleet(data))
+    operand_values = [f for p, f in bundle.items() if p.endswith(("-values.yaml", "clusterpolicy-patch.yaml"))]
+    assert operand_values and all("key: dedicated" in f.text for f in operand_values)
