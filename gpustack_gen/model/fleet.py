@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..catalog import GpuModel, builtin_mig_config
 from ..dra_versions import NEWEST_DRA, DraDriverVersion
 from ..errors import Problem
-from ..hami_versions import HAMI_NAMESPACE, NEWEST_HAMI, HamiVersion
+from ..hami_versions import DEFAULT_SCHEDULER_IMAGE, HAMI_NAMESPACE, NEWEST_HAMI, HamiVersion
 from ..versions import OperatorVersion, parse_version
 
 if TYPE_CHECKING:
@@ -184,6 +184,7 @@ class HamiConfig:
 
     release: HamiVersion = NEWEST_HAMI
     namespace: str = HAMI_NAMESPACE
+    scheduler_image: str = DEFAULT_SCHEDULER_IMAGE  # the kube-scheduler image, without its tag
 
 
 DEFAULT_DRA_NAMESPACE = "nvidia-dra-driver-gpu"  # as NVIDIA's DRA install guide and the upgrade guide name it

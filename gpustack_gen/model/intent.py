@@ -500,6 +500,10 @@ class RetiredConfigs(_Model):
     )
 
 
+# registry[:port]/repository, lower case, no tag or digest (the chart adds the tag).
+IMAGE_WITHOUT_TAG = r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)+$"
+
+
 class HamiSettings(_Model):
     """The HAMi chart (backend hami)."""
 
@@ -509,6 +513,13 @@ class HamiSettings(_Model):
     )
     namespace: DnsLabel | None = Field(
         default=None, description="Namespace of the HAMi release (default kube-system, as upstream installs it)."
+    )
+    schedulerImage: Annotated[str, Field(max_length=255, pattern=IMAGE_WITHOUT_TAG)] | None = Field(
+        default=None,
+        description="The kube-scheduler image HAMi's scheduler runs beside its own, without a tag (the chart tags it "
+        "with the cluster's Kubernetes version), e.g. registry.example.com/mirror/kube-scheduler. Default: "
+        "registry.k8s.io/kube-scheduler, the Kubernetes project's; the chart's own default is a mirror "
+        "(registry.cn-hangzhou.aliyuncs.com/google_containers/kube-scheduler).",
     )
 
 

@@ -96,9 +96,12 @@ def hami_values(cluster: Cluster) -> dict[str, Any]:
         "resourceCores": RESOURCE_CORES,
         "devicePlugin": plugin,
     }
+    registry, _, repository = cluster.hami.scheduler_image.partition("/")
+    scheduler: dict[str, Any] = {"kubeScheduler": {"image": {"registry": registry, "repository": repository}}}
     policy = scheduler_policy(cluster)
     if policy is not None:
-        values["scheduler"] = {"defaultSchedulerPolicy": {"nodeSchedulerPolicy": policy, "gpuSchedulerPolicy": policy}}
+        scheduler["defaultSchedulerPolicy"] = {"nodeSchedulerPolicy": policy, "gpuSchedulerPolicy": policy}
+    values["scheduler"] = scheduler  # the image, else the chart's mirror registry
     return values
 
 
@@ -123,6 +126,8 @@ def values_artifact(cluster: Cluster) -> Artifact:
         "plugin. Install it after the GPU Operator, whose own device plugin this cluster turns off:",
         *release.install_commands(),
         f"Its device plugin runs on nodes labelled {NODE_LABEL}={NODE_LABEL_VALUE} (node-labels.yaml). Never --reuse-values.",
+        f"Its scheduler runs {cluster.hami.scheduler_image}, tagged with the cluster's Kubernetes version when Helm renders",
+        "it (hami.schedulerImage; the chart's own default is a mirror registry).",
     ]
     if needs_runtime_class(cluster):
         notes.append(
