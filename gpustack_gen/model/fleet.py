@@ -268,6 +268,7 @@ class Cluster:
     default_sharing: str = DEFAULT_SHARING_AUTO  # auto | none | a pool name: what nodes without the label get
     retired: Retired = Retired()
     backend: str = "gpu-operator"  # what advertises the GPUs (model/backends): gpu-operator | hami | dra
+    container_runtime_version: str | None = None  # of the runtime on the GPU nodes; None: not stated
     hami: HamiConfig = HamiConfig()
     dra: DraConfig = DraConfig()
 

@@ -544,6 +544,12 @@ class ClusterSettings(_Model):
     container_runtime: Literal["containerd", "cri-o"] | None = Field(
         default=None, description="Container runtime of the GPU nodes (default containerd)."
     )
+    container_runtime_version: Annotated[str, Field(pattern=r"^[0-9]{1,4}\.[0-9]{1,4}(\.[0-9]{1,6})?$")] | None = Field(
+        default=None,
+        description='Version of that runtime on the GPU nodes, quoted: "1.29.1" (kubectl get nodes -o wide, '
+        "CONTAINER-RUNTIME). Where CDI is on by default (CRI-O 1.27+, containerd 2.0+), backend dra needs no CDI "
+        "switch of the Operator.",
+    )
     mig: MigSettings | None = Field(default=None, description="How MIG devices are advertised.")
     operator: OperatorSettings | None = Field(default=None, description="GPU Operator chart settings.")
     sharing: dict[str, SharingPolicy] | None = Field(

@@ -225,6 +225,7 @@ def resolve_cluster(
         name=spec.name,
         kubernetes=str(kubernetes or ""),
         container_runtime=runtime or "containerd",
+        container_runtime_version=setting("container_runtime_version")[0],
         mig_strategy=mig_strategy or "single",
         operator=operator,
         pools=tuple(pools),
