@@ -202,3 +202,19 @@ def test_events_are_read_from_a_kubectl_list(tmp_path: Path) -> None:
     state = read_state_dir(folder, prod)
     assert [event.message for event in state.events or ()] == [HOOK_ERROR]
     assert json.loads((folder / "events.json").read_text())["items"][0]["count"] == 12
+
+
+def test_hami_s_plugin_that_was_never_created_names_the_host_hook_with_describe(tmp_path: Path) -> None:
+    from hami_helpers import advertise, verify_stage
+
+    def never(files: Files) -> None:
+        pod = item(files, "hami.json", "Pod", "hami-device-plugin-7xk2p")
+        status = next(s for s in pod["status"]["containerStatuses"] if s["name"] == "device-plugin")
+        status.update(ready=False, started=False, restartCount=0)
+        status.pop("lastState", None)
+        status["state"] = {"waiting": {"reason": "CreateContainerError", "message": HOOK_ERROR}}
+
+    result = verify_stage(tmp_path / "state", both(never, advertise("stage-t4-a", 0)))
+    hints = [f.hint for f in result.findings if f.node == "stage-t4-a" and f.check == "gpu-not-advertised"]
+    assert hints and "was never created: the host's own OCI hook /usr/bin/nvidia-container-toolkit" in hints[0]
+    assert "kubectl -n kube-system describe pod hami-device-plugin-7xk2p" in hints[0]
