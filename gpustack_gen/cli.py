@@ -6,10 +6,10 @@ Exit codes: 0 ok; 1 differences (``render --check``); 2 invalid input, usage or 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
-import shlex
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -20,6 +20,8 @@ import click
 
 from . import __version__
 from .errors import ExitCode
+from .shell import command
+from .shell import render as render_command
 
 if TYPE_CHECKING:
     from .diff import Side
@@ -316,7 +318,7 @@ def _change_sides(sides: tuple[str, ...], base_ref: str | None) -> tuple[Side, S
 
 def _plan_command(sides: tuple[str, ...], base_ref: str | None) -> str:
     words = ["gpustack-gen", "plan", *(["--base", base_ref] if base_ref is not None else []), *sides]
-    return shlex.join(words)
+    return render_command(command(*words))
 
 
 def _change_arguments(base_help: str, formats: tuple[str, ...], format_help: str) -> Callable[[F], F]:
@@ -414,7 +416,7 @@ def plan(
     except DiffInputError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(ExitCode.INVALID)
-    render = shlex.join(["gpustack-gen", "render", new.path or sides[-1], "--out", rendered])
+    render = render_command(command("gpustack-gen", "render", new.path or sides[-1], "--out", rendered))
     context = ReportContext(color=_colored(output_format), render_command=render)
     click.echo(PLAN_REPORTS[output_format](result, context), nl=False)
     sys.exit(result.exit_code)
@@ -440,7 +442,7 @@ def plan(
 @click.option(
     "--kubeconfig", type=click.Path(dir_okay=False), help="Kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."
 )
-@click.option("--context", "context_name", help="Kubeconfig context (default: its current context).")
+@click.option("--context", "context_name", help="Kubeconfig context (default: the cluster's kubeContext, or its name).")
 @click.option(
     "--rendered",
     default="rendered",
@@ -475,7 +477,7 @@ def verify(
     unreachable cluster. See docs/verify.md.
 
     \b
-    gpustack-gen verify fleet.yaml --cluster prod                 # the current kubeconfig context
+    gpustack-gen verify fleet.yaml --cluster prod                 # context prod (the cluster's kubeContext)
     gpustack-gen verify fleet.yaml --cluster prod --from state/   # kubectl output (see the README)
     gpustack-gen verify fleet.yaml --all                          # every cluster, each through its own context
     """
@@ -499,13 +501,15 @@ def verify(
         )
     if state_dir is not None and (kubeconfig is not None or context_name is not None):
         raise click.UsageError("--from reads files, --kubeconfig and --context read the API: give one or the other")
+    if context_name is not None:  # the hints' commands name the context verify read
+        cluster = dataclasses.replace(cluster, kube_context=context_name)
     if state_dir is not None:
         state = read_state_dir(Path(state_dir), cluster)
     else:
         from .verify.live import LiveStateError, read_live_state
 
         try:
-            state = read_live_state(cluster, kubeconfig=kubeconfig, context=context_name)
+            state = read_live_state(cluster, kubeconfig=kubeconfig, context=cluster.kube_context)
         except LiveStateError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(ExitCode.INVALID)

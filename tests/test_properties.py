@@ -33,7 +33,12 @@ def _mig_configs(gpu: GpuModel, mig_strategy: str, release: OperatorVersion) -> 
         entry = builtin_mig_config(gpu, name)
         assert entry is not None
         readable = all(reads_profile(release, profile) for profile, _ in entry.mig_devices)
-        if entry.mig_enabled and entry.mig_devices and readable and (mig_strategy == "mixed" or len(entry.mig_devices) == 1):
+        if (
+            entry.mig_enabled
+            and entry.mig_devices
+            and readable
+            and (mig_strategy == "mixed" or len(entry.mig_devices) == 1)
+        ):
             names.append(name)
     return names
 

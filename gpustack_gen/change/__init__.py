@@ -13,8 +13,8 @@ from .capacity import CapacityChange
 from .model import Action, Finding, Level, Outcome, Phase, Step
 
 if TYPE_CHECKING:
+    from ..workdir import Paths
     from .analysis import ClusterAnalysis, analyse
-    from .commands import Paths
 
 __all__ = [
     "Action",

@@ -13,8 +13,9 @@ from typing import Any
 from ..compile.backends import backend_of
 from ..errors import InternalError
 from ..model.fleet import Cluster
+from ..shell import Script, all_of, in_cluster
+from ..workdir import Paths
 from .capacity import CapacityChange, capacity_changes
-from .commands import Paths
 from .context import ClusterChange
 from .model import Action, Finding, Level, Outcome, Step
 from .rules import RULE_IDS, RULES
@@ -44,7 +45,9 @@ class ClusterAnalysis:
 def analyse(old: Cluster | None, new: Cluster | None, paths: Paths | None = None) -> ClusterAnalysis:
     change = ClusterChange(old, new, paths or Paths())
     outcomes = tuple(_with_actions(outcome) for rule in RULES for outcome in rule.outcomes(change))
-    steps = _order(change, [step for outcome in outcomes for step in outcome.steps])
+    cluster = new or old
+    assert cluster is not None
+    steps = _in_cluster(_order(change, [step for outcome in outcomes for step in outcome.steps]), cluster.kube_context)
     refused = any(outcome.finding.level is Level.ERROR for outcome in outcomes)
     if old is not None and new is not None and not refused:
         _check_complete(change, steps)
@@ -59,7 +62,7 @@ def _with_actions(outcome: Outcome) -> Outcome:
 def _order(change: ClusterChange, steps: list[Step]) -> tuple[Step, ...]:
     ranked = sorted(enumerate(steps), key=lambda item: (item[1].phase, change.pool_index(item[1].pool), item[0]))
     merged: list[Step] = []
-    by_command: dict[str, int] = {}
+    by_command: dict[Script, int] = {}
     for _, step in ranked:
         if step.command is None or step.command not in by_command:
             if step.command is not None:
@@ -71,10 +74,24 @@ def _order(change: ClusterChange, steps: list[Step]) -> tuple[Step, ...]:
     return tuple(merged)
 
 
+def _in_cluster(steps: tuple[Step, ...], context: str) -> tuple[Step, ...]:
+    """Every command of the runbook names the cluster's kube context: pasted in a shell whose current context is
+    another cluster, it still reaches this one."""
+
+    def bound(script: Script | None) -> Script | None:
+        return None if script is None else in_cluster(script, context)
+
+    return tuple(replace(step, command=bound(step.command), verify=bound(step.verify)) for step in steps)
+
+
 def _merge(first: Step, other: Step) -> Step:
     def join(a: str | None, b: str | None, separator: str) -> str | None:
         parts = [part for part in (a, b) if part]
         return separator.join(dict.fromkeys(parts)) or None
+
+    def both(a: Script | None, b: Script | None) -> Script | None:
+        parts = [part for part in (a, b) if part is not None]
+        return all_of(*dict.fromkeys(parts)) if parts else None
 
     action = first.action
     if Action.APPLY_CONFIGMAPS in (first.action, other.action):
@@ -82,7 +99,7 @@ def _merge(first: Step, other: Step) -> Step:
     return replace(
         first,
         action=action,
-        verify=join(first.verify, other.verify, " && "),
+        verify=both(first.verify, other.verify),
         reason=join(first.reason, other.reason, "; ") or "",
         pool=first.pool if first.pool == other.pool else None,
         rule=join(first.rule, other.rule, ",") or first.rule,

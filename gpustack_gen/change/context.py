@@ -9,7 +9,7 @@ from ..compile.backends import backend_of
 from ..compile.gpu_operator.config_names import ConfigNames, config_names
 from ..compile.operator import clusterpolicy_patch, operator_settings
 from ..model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool
-from .commands import Paths
+from ..workdir import Paths
 
 
 def _effective(config: dict[str, Any] | None) -> dict[str, Any] | None:

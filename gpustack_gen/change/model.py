@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from typing import Any
 
+from ..shell import Script, render
+
 
 class Level(StrEnum):
     """How a change lands on a running cluster, from harmless to blocking."""
@@ -64,21 +66,31 @@ class Phase(IntEnum):
 
 @dataclass(frozen=True)
 class Step:
-    """One rollout step: a command to run from where ``plan`` was run, and how to see that it is done."""
+    """One rollout step: a command to run from where ``plan`` was run, and how to see that it is done.
+
+    Rules build the commands without a cluster; the plan binds them to the cluster's kube context."""
 
     action: Action
-    command: str | None  # None: an action no command can do for you (the reason says what to do)
-    verify: str | None
+    command: Script | None  # None: an action no command can do for you (the reason says what to do)
+    verify: Script | None
     reason: str
     pool: str | None
     rule: str
     phase: Phase
 
+    @property
+    def command_text(self) -> str | None:
+        return None if self.command is None else render(self.command)
+
+    @property
+    def verify_text(self) -> str | None:
+        return None if self.verify is None else render(self.verify)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "action": self.action.value,
-            "command": self.command,
-            "verify": self.verify,
+            "command": self.command_text,
+            "verify": self.verify_text,
             "reason": self.reason,
             "pool": self.pool,
             "rule": self.rule,

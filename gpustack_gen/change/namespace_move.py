@@ -3,15 +3,25 @@
 
 from __future__ import annotations
 
+from ..model.fleet import Cluster
+from ..shell import Script, text_in
 from .model import Finding, Level, Outcome
 
 
 def namespace_move(
-    rule: str, component: str, setting: str, before: str, after: str, uninstall: str, clash: str = ""
+    rule: str,
+    component: str,
+    setting: str,
+    cluster: Cluster,
+    before: str,
+    after: str,
+    uninstall: Script,
+    clash: str = "",
+    then: str = "",
 ) -> Outcome:
-    """``component`` (as the message names it) moves from namespace ``before`` to ``after``; ``setting`` is the
-    fleet field that says it, ``uninstall`` the command that removes the first release, ``clash`` what running
-    both would break."""
+    """``component`` (as the message names it) moves from namespace ``before`` to ``after`` on ``cluster``;
+    ``setting`` is the fleet field that says it, ``uninstall`` the command that removes the first release
+    (``then``: what follows it), ``clash`` what running both would break."""
     return Outcome(
         Finding(
             rule,
@@ -19,6 +29,6 @@ def namespace_move(
             f"{component} moves from namespace {before} to {after}: that is a second install beside the first{clash}",
             None,
             (),
-            f"keep {setting} {before}, or uninstall it there first: {uninstall}",
+            f"keep {setting} {before}, or uninstall it there first: {text_in(cluster.kube_context, uninstall)}{then}",
         )
     )

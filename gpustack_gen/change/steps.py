@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..compile.artifact import MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
 from ..compile.releases import ChartRelease
 from ..model.fleet import Cluster, Pool, Workload
+from ..shell import Script, all_of
 from . import commands
 from .context import ClusterChange
 from .model import Action, Phase, Step
@@ -22,7 +23,7 @@ def apply_configmaps(change: ClusterChange, cluster: Cluster, reason: str, rule:
     )
 
 
-def volume_sync(cluster: Cluster, verify: str, rule: str, pool: str | None = None) -> Step:
+def volume_sync(cluster: Cluster, verify: Script, rule: str, pool: str | None = None) -> Step:
     return Step(
         Action.WAIT,
         commands.sleep_for_volume_sync(),
@@ -149,7 +150,7 @@ def label_nodes(
     leaves nothing the old selector matches)."""
     after = labelled or pool
     waits = [commands.wait_label(after, label, value) for label, value in labels.items() if value is not None]
-    verify = " && ".join(waits) or commands.list_nodes(after, *labels)
+    verify = all_of(*waits) if waits else commands.list_nodes(after, *labels)
     return Step(Action.LABEL_NODES, commands.label_pool(pool, labels), verify, reason, pool.name, rule, phase)
 
 

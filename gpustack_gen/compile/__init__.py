@@ -37,7 +37,7 @@ def compile_cluster(cluster: Cluster, wrap: tuple[str, ...] = ()) -> list[Artifa
         *objects,
         *backend.files(cluster),
         capacity(cluster),
-        wrapped_kustomization(kustomization(listed), targets),
+        wrapped_kustomization(kustomization(listed, cluster.kube_context), targets),
         *wrappers,
     ]
     artifacts += [workload_fragment(cluster, w) for w in sorted(cluster.workloads, key=lambda w: w.file_stem)]

@@ -2,28 +2,33 @@
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable
 
+from ..shell import Pipe, Script, all_of, kubectl, text_in
 from .artifact import Artifact
 
 
-def namespaces_command(namespaces: Iterable[str]) -> str:
+def namespaces_command(namespaces: Iterable[str]) -> Script:
     """Creates the namespaces where they are missing. Not part of the cluster folder: a namespace dropped from it
     would be pruned with everything in it."""
-    return " && ".join(
-        f"kubectl create namespace {shlex.quote(name)} --dry-run=client -o yaml | kubectl apply -f -"
-        for name in sorted(set(namespaces))
+    return all_of(
+        *(
+            Pipe((kubectl("create", "namespace", name, "--dry-run=client", "-o", "yaml"), kubectl("apply", "-f", "-")))
+            for name in sorted(set(namespaces))
+        )
     )
 
 
-def kustomization(objects: list[Artifact]) -> Artifact:
+def kustomization(objects: list[Artifact], context: str) -> Artifact:
+    """``context``: the kube context the header's commands name."""
     documents = [document for artifact in objects for document in artifact.documents]
     created = {d["metadata"]["name"] for d in documents if d.get("kind") == "Namespace"}
     elsewhere = {d["metadata"].get("namespace") for d in documents} - created - {None}
     notes = ["kubectl apply -k . before installing or upgrading the GPU Operator: it reads the ConfigMaps."]
     if elsewhere:  # workloads' namespaces (DRA claims): an apply into a missing one fails
-        notes.insert(0, f"Create the namespaces its objects go into first: {namespaces_command(elsewhere)}")
+        notes.insert(
+            0, f"Create the namespaces its objects go into first: {text_in(context, namespaces_command(elsewhere))}"
+        )
     return Artifact(
         "kustomization.yaml",
         "kustomization",

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import shlex
 from typing import Any
 
 from ..model.fleet import Cluster
+from ..shell import Command, Script, helm, kubectl, lines_in, text_in
 from ..versions import GPU_TAINT_TOLERATION
 from .artifact import DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET, Artifact
 from .backends import backend_of
@@ -15,10 +15,13 @@ from .tolerations import operand_tolerations
 CHART = "gpu-operator"
 HELM_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
 HELM_REPOSITORY_NAME = "nvidia"
-REPO_ADD_COMMAND = repo_add_command(HELM_REPOSITORY_NAME, HELM_REPOSITORY)
 RELEASE_NAME = "gpu-operator"
 VALUES_FILE = "gpu-operator-values.yaml"
 OPERAND_TOLERATIONS = (GPU_TAINT_TOLERATION,)  # daemonsets.tolerations by default, in every known chart
+
+
+def operator_repo_add() -> Script:
+    return repo_add_command(HELM_REPOSITORY_NAME, HELM_REPOSITORY)
 
 
 def helm_upgrade_command(
@@ -28,7 +31,7 @@ def helm_upgrade_command(
     create_namespace: bool = False,
     user_values: tuple[str, ...] = (),
     new_chart_version: bool = False,
-) -> str:
+) -> Command:
     """The ``helm upgrade --install`` of the pinned chart with the cluster's values file.
 
     The user's own values files come first and gpustack-gen's last, so ours win where both set a key and
@@ -38,22 +41,19 @@ def helm_upgrade_command(
     upgrade hook needs (``operator.upgradeCRD`` in its values.yaml).
     """
     operator = cluster.operator
-    words = [
-        f"helm upgrade --install {RELEASE_NAME} {HELM_REPOSITORY_NAME}/{CHART} --namespace {operator.namespace}",
-        *(["--create-namespace"] if create_namespace else []),
-        f"--version {operator.release.version}",
-        *(["--disable-openapi-validation"] if new_chart_version else []),
-        *(f"--values {shlex.quote(path)}" for path in user_values),
-        f"--values {shlex.quote(values_path)}",
-    ]
-    return " ".join(words)
+    return helm(
+        "upgrade", "--install", RELEASE_NAME, f"{HELM_REPOSITORY_NAME}/{CHART}", "--namespace", operator.namespace,
+        *(("--create-namespace",) if create_namespace else ()),
+        "--version", operator.release.version,
+        *(("--disable-openapi-validation",) if new_chart_version else ()),
+        *(w for path in user_values for w in ("--values", path)),
+        "--values", values_path,
+    )  # fmt: skip
 
 
-def patch_command(patch_path: str = "clusterpolicy-patch.yaml") -> str:
+def patch_command(patch_path: str = "clusterpolicy-patch.yaml") -> Command:
     """The merge patch of an installed ClusterPolicy (Operators not installed with Helm)."""
-    return (
-        f"kubectl patch clusterpolicies.nvidia.com/cluster-policy --type merge --patch-file {shlex.quote(patch_path)}"
-    )
+    return kubectl("patch", "clusterpolicies.nvidia.com/cluster-policy", "--type", "merge", "--patch-file", patch_path)
 
 
 def operator_settings(cluster: Cluster) -> dict[str, Any]:
@@ -98,8 +98,8 @@ def helm_values(cluster: Cluster) -> Artifact:
         (
             f"Values for chart {HELM_REPOSITORY_NAME}/{CHART} {operator.release.version}. Create the namespace and the",
             "ConfigMaps first (kubectl apply -k .), then:",
-            REPO_ADD_COMMAND,
-            helm_upgrade_command(cluster),
+            *lines_in(cluster.kube_context, operator_repo_add()),
+            text_in(cluster.kube_context, helm_upgrade_command(cluster)),
             "Keep values of your own for the release? Pass them first (--values yours.yaml --values "
             f"{VALUES_FILE}), or list",
             "them in the fleet's operator.valuesFiles; never --reuse-values. gpustack-gen plan orders upgrades.",
@@ -117,7 +117,7 @@ def clusterpolicy_patch(cluster: Cluster) -> Artifact:
     spec = operator_settings(cluster)
     notes = [
         "Merge patch for a cluster where the GPU Operator is already installed:",
-        patch_command(),
+        text_in(cluster.kube_context, patch_command()),
     ]
     operator = cluster.operator
     if operator.driver_enabled and operator.driver_version is None:

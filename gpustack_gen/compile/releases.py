@@ -9,17 +9,19 @@ named in full, nothing to add first: Helm 3.8 and later).
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..shell import Command, Script, all_of, helm, local_helm
 
 OCI_SCHEME = "oci://"
 
 
-def repo_add_command(name: str, url: str) -> str:
+def repo_add_command(name: str, url: str) -> Script:
     """Adding the name again with the same URL does nothing (helm v3 cmd/helm/repo_add.go); the update fetches the
-    index that lists a newly pinned chart version (of that repository only: others may be unreachable from here)."""
-    return f"helm repo add {name} {url} && helm repo update {name}"
+    index that lists a newly pinned chart version (of that repository only: others may be unreachable from here).
+    Both change only this machine's repository list, so they name no cluster."""
+    return all_of(local_helm("repo", "add", name, url), local_helm("repo", "update", name))
 
 
 @dataclass(frozen=True)
@@ -45,24 +47,24 @@ class ChartRelease:
         """The chart as ``helm upgrade`` takes it: ``<repository>/<chart>``, or its OCI URL."""
         return f"{self.repository_url}/{self.chart}" if self.oci else f"{self.repository_name}/{self.chart}"
 
-    def repo_add_command(self) -> str | None:
+    def repo_add_command(self) -> Script | None:
         """What makes ``reference`` resolvable; None for an OCI chart, which Helm pulls by its URL."""
         if self.oci:
             return None
         return repo_add_command(self.repository_name, self.repository_url)
 
-    def upgrade_command(self, values_path: str | None = None) -> str:
+    def upgrade_command(self, values_path: str | None = None) -> Command:
         """``helm upgrade --install`` with the whole values file: never ``--reuse-values``, which keeps the old
         chart's defaults across versions (helm ``pkg/action/upgrade.go`` ``reuseValues``)."""
-        return (
-            f"helm upgrade --install {self.name} {self.reference} --namespace {self.namespace} --create-namespace "
-            f"--version {self.version} --values {shlex.quote(values_path or self.values_file)}"
-        )
+        return helm(
+            "upgrade", "--install", self.name, self.reference, "--namespace", self.namespace, "--create-namespace",
+            "--version", self.version, "--values", values_path or self.values_file,
+        )  # fmt: skip
 
-    def install_commands(self, values_path: str | None = None) -> tuple[str, ...]:
-        """``helm repo add`` where the chart needs it, then ``helm upgrade --install``: a values file's header."""
+    def install_commands(self, values_path: str | None = None) -> Script:
+        """``helm repo add`` where the chart needs it, then ``helm upgrade --install``."""
         add = self.repo_add_command()
-        return (*((add,) if add else ()), self.upgrade_command(values_path))
+        return all_of(*((add,) if add else ()), self.upgrade_command(values_path))
 
-    def uninstall_command(self) -> str:
-        return f"helm uninstall {self.name} --namespace {self.namespace} --wait"
+    def uninstall_command(self) -> Command:
+        return helm("uninstall", self.name, "--namespace", self.namespace, "--wait")

@@ -258,6 +258,7 @@ DEFAULT_SHARING_NONE = "none"
 @dataclass(frozen=True, slots=True)
 class Cluster:
     name: str
+    kube_context: str  # the kubeconfig context every printed command names
     kubernetes: str
     container_runtime: str
     mig_strategy: str  # single | mixed

@@ -98,6 +98,26 @@ DnsLabel = Annotated[
     Field(json_schema_extra={"pattern": DNS1123_LABEL, "maxLength": 63}),
 ]
 NodeSelector = Annotated[dict[str, str], AfterValidator(_node_selector)]
+
+
+def _kube_context(value: str) -> str:
+    # A kubeconfig context name is free text (client-go checks only that it is in the file); the one rule is that
+    # it fits on one printed line.
+    if value and value.isprintable():
+        return value
+    raise PydanticCustomError(
+        "value",
+        "{problem}",
+        {
+            "problem": f"{value!r} is not a kube context name",
+            "hint": "the context's name as kubectl config get-contexts lists it, on one line",
+        },
+    )
+
+
+KubeContext = Annotated[
+    str, AfterValidator(_kube_context), Field(json_schema_extra={"minLength": 1, "pattern": "^[^\\x00-\\x1f\\x7f]+$"})
+]
 TaintKey = Annotated[str, AfterValidator(_taint_key), Field(json_schema_extra={"minLength": 1, "maxLength": 317})]
 TaintValue = Annotated[
     str, AfterValidator(_taint_value), Field(json_schema_extra={"pattern": LABEL_VALUE, "maxLength": 63})
@@ -576,6 +596,10 @@ class Cluster(ClusterSettings):
     """One Kubernetes cluster with GPU nodes."""
 
     name: DnsLabel = Field(description="Cluster name, unique in the fleet; also the name of its output folder.")
+    kube_context: KubeContext | None = Field(
+        default=None,
+        description="The kubeconfig context that reaches the cluster, named by every printed kubectl (--context) and helm (--kube-context) command and used by verify --cluster (default: the cluster's name).",
+    )
     node_pools: list[NodePool] = Field(min_length=1, description="The cluster's groups of identical GPU nodes.")
     workloads: list[Workload] = Field(
         default_factory=list,

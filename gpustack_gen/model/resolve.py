@@ -223,6 +223,7 @@ def resolve_cluster(
             default_sharing = None
     cluster = Cluster(
         name=spec.name,
+        kube_context=spec.kube_context or spec.name,
         kubernetes=str(kubernetes or ""),
         container_runtime=runtime or "containerd",
         container_runtime_version=setting("container_runtime_version")[0],

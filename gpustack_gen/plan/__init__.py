@@ -6,7 +6,7 @@
     result = plan_fleets(load_fleet(Path("old.yaml")), load_fleet(Path("fleet.yaml")), rendered="rendered")
     for cluster in result.clusters:
         for step in cluster.steps:
-            print(step.action, step.command)
+            print(step.action, step.command_text)
 
 Every command runs from the folder the plan is for: ``rendered`` is where ``render --out`` wrote the new
 fleet, and ``fleet_dir`` is the fleet file's folder (its own paths, such as values files, are rebased).
@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ..change.commands import Paths
 from ..change.model import Level
+from ..workdir import Paths
 from .result import ClusterRunbook, PlanResult
 
 if TYPE_CHECKING:
@@ -53,11 +53,12 @@ def plan_fleets(
         if before.get(name) == after.get(name):
             continue
         analysis = analyse(before.get(name), after.get(name), paths)
+        cluster = after.get(name) or before[name]
         notes = tuple(o.finding for o in analysis.outcomes if not o.steps and o.finding.level is not Level.ERROR)
         if analysis.errors:
-            runbooks.append(ClusterRunbook(name, (), analysis.errors, notes))
+            runbooks.append(ClusterRunbook(name, cluster.kube_context, (), analysis.errors, notes))
         elif analysis.steps or notes:
-            runbooks.append(ClusterRunbook(name, analysis.steps, (), notes))
+            runbooks.append(ClusterRunbook(name, cluster.kube_context, analysis.steps, (), notes))
     return PlanResult(old_label or old.source, new_label or new.source, paths.rendered, tuple(runbooks))
 
 

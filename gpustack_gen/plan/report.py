@@ -10,13 +10,14 @@ JSON format (``format`` is ``gpustack-gen-plan/v1``; keys never change within v1
       "clusters": [                                 # clusters whose intent differs, sorted by name
         {
           "name": "prod",
+          "context": "prod",                        # the kube context every command names (the cluster's kubeContext)
           "steps": [                                # in order; empty when "errors" is not
             {
               "action": "apply-configmaps",         # apply-configmaps | operator | backend | label-nodes |
                                                     # restart-device-plugin | drain | wait | uncordon |
                                                     # update-workloads | prune
-              "command": "kubectl apply -k rendered/prod",   # null: no command can do it (see reason)
-              "verify": "kubectl diff -k rendered/prod",     # shows the step finished (null: the command does)
+              "command": "kubectl --context prod apply -k rendered/prod",  # null: no command can do it (see reason)
+              "verify": "kubectl --context prod diff -k rendered/prod",    # shows the step finished (null: the command does)
               "reason": "...",                      # why, and what to watch for
               "pool": null,                         # the pool it acts on, when one
               "rule": "device-plugin-config"        # the change rule(s) it comes from, comma-separated
@@ -74,14 +75,16 @@ def render_text(result: PlanResult, context: ReportContext = ReportContext()) ->
                     lines.append(f"    fix: {error.hint}")
         else:
             count = len(cluster.steps)
-            lines.append(style(f"{cluster.name}: {count} step{'s' if count != 1 else ''}", bold=True))
+            steps = f"{count} step{'s' if count != 1 else ''}"
+            where = f", each on kube context {cluster.context}" if count else ""
+            lines.append(style(f"{cluster.name}: {steps}{where}", bold=True))
         for number, step in enumerate(cluster.steps, 1):
             where = f" (pool {step.pool})" if step.pool else ""
             lines.append(f"  {number}. {style(step.action.value, bold=True)}{where}")
             if step.command is not None:
-                lines.append(f"     $ {step.command}")
+                lines.append(f"     $ {step.command_text}")
             if step.verify is not None:
-                lines.append(style(f"     check: {step.verify}", dim=True))
+                lines.append(style(f"     check: {step.verify_text}", dim=True))
             lines.append(style(f"     why: {step.reason}", dim=True))
         for note in cluster.notes:
             lines.append(f"  note: {note.message}")

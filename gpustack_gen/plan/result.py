@@ -16,6 +16,7 @@ class ClusterRunbook:
     """One cluster's steps in order; a cluster with errors gets none (its change cannot be rolled out as written)."""
 
     name: str
+    context: str  # the kube context every command of the runbook names
     steps: tuple[Step, ...]
     errors: tuple[Finding, ...] = ()
     notes: tuple[Finding, ...] = ()  # findings with nothing to run (a cluster leaving the fleet, say)
@@ -23,6 +24,7 @@ class ClusterRunbook:
     def as_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
+            "context": self.context,
             "steps": [step.as_dict() for step in self.steps],
             "errors": [error.as_dict() for error in self.errors],
             "notes": [note.message for note in self.notes],

@@ -75,7 +75,7 @@ def _in_progress(expected: Expected, observed: Observed) -> dict[tuple[str, str]
     found = {}
     for pool in expected.pools:
         for node in observed.nodes_of(pool):
-            step = node_in_progress(node)
+            step = node_in_progress(expected.cluster, node)
             if step is not None:
                 found[(pool.name, node.name)] = step
     return found

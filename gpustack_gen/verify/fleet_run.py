@@ -61,8 +61,8 @@ class FleetVerifyResult:
 
 
 def kube_context_of(cluster: Cluster) -> str:
-    """The kube context ``verify --all`` reads a cluster through: the one named like the cluster."""
-    return cluster.name
+    """The kube context ``verify --all`` reads a cluster through: its ``kubeContext`` (default: its name)."""
+    return cluster.kube_context
 
 
 def verify_fleet(

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..change.commands import DRIVER_UPGRADE_STATE_LABEL
-from ..compile.artifact import MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
+from ..compile.artifact import DRIVER_UPGRADE_STATE_LABEL, MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
 from ..k8s_state import Node
+from ..model.fleet import Cluster
+from . import commands
 
 PAUSED = "paused-for-mig-change"
 DEPLOY_LABEL_PREFIX = "nvidia.com/gpu.deploy."
@@ -39,7 +40,7 @@ class InProgress:
     explains: frozenset[str] = _EXPLAINS  # check ids whose error findings on the node it accounts for
 
 
-def node_in_progress(node: Node) -> InProgress | None:
+def node_in_progress(cluster: Cluster, node: Node) -> InProgress | None:
     """The rollout state ``node`` is in, most telling first; None when it is in none."""
     mig_state = node.labels.get(MIG_CONFIG_STATE_LABEL)
     paused = sorted(k.removeprefix(DEPLOY_LABEL_PREFIX) for k, v in node.labels.items() if v == PAUSED)
@@ -49,19 +50,31 @@ def node_in_progress(node: Node) -> InProgress | None:
         held = f", operands paused ({', '.join(paused)})" if paused else ""
         return InProgress(
             f"{what} {mig_state or 'under way'}{held}",
-            f"when the mig-manager sets {MIG_CONFIG_STATE_LABEL}=success and the operands return: kubectl wait "
-            f"node/{node.name} --for=jsonpath='{{.metadata.labels.nvidia\\.com/mig\\.config\\.state}}'=success "
-            "--timeout=30m (failed instead: a pod still holds a GPU, drain the node)",
+            f"when the mig-manager sets {MIG_CONFIG_STATE_LABEL}=success and the operands return: "
+            + commands.run(
+                cluster,
+                "wait",
+                f"node/{node.name}",
+                f"--for=jsonpath={{{_label_path(MIG_CONFIG_STATE_LABEL)}}}=success",
+                "--timeout=30m",
+            )
+            + " (failed instead: a pod still holds a GPU, drain the node)",
         )
     upgrade = node.labels.get(DRIVER_UPGRADE_STATE_LABEL, "")
     if upgrade not in _DRIVER_SETTLED:
         return InProgress(
             f"driver upgrade in progress ({DRIVER_UPGRADE_STATE_LABEL}={upgrade})",
-            f"when the label reads upgrade-done: kubectl get node {node.name} -L {DRIVER_UPGRADE_STATE_LABEL} -w",
+            "when the label reads upgrade-done: "
+            + commands.run(cluster, "get", "node", node.name, "-L", DRIVER_UPGRADE_STATE_LABEL, "-w"),
         )
     if node.unschedulable:
         return InProgress(
             "cordoned (a drain step holds it)",
-            f"when its step ends and it is uncordoned: kubectl uncordon {node.name}",
+            "when its step ends and it is uncordoned: " + commands.run(cluster, "uncordon", node.name),
         )
     return None
+
+
+def _label_path(label: str) -> str:
+    """A label as a JSONPath key: ``.metadata.labels.nvidia\\.com/mig\\.config\\.state``."""
+    return ".metadata.labels." + label.replace(".", "\\.")

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 from ..emit.header import _one_line
 from ..k8s_state import ContainerState, Event, Pod
+from ..model.fleet import Cluster
+from . import commands
 
 # What a waiting message says at most in a hint: enough to recognise it, no more.
 _EXCERPT = 160
@@ -101,8 +103,8 @@ def how_it_fails(container: ContainerState) -> str:
     return "crash-loops" if container.waiting == "CrashLoopBackOff" else "fails"
 
 
-def show_command(pod: Pod, container: ContainerState, namespace: str) -> str:
+def show_command(cluster: Cluster, pod: Pod, container: ContainerState, namespace: str) -> str:
     """The command that shows why: the container's log once it has run, else the pod's description and events."""
     if container.ran:
-        return f"kubectl -n {namespace} logs {pod.name} -c {container.name}"
-    return f"kubectl -n {namespace} describe pod {pod.name}"
+        return commands.logs(cluster, namespace, pod.name, container.name)
+    return commands.describe(cluster, namespace, "pod", pod.name)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ..k8s_state import DaemonSet, Deployment, Pod
+from ..model.fleet import Cluster
+from . import commands
 from .pod_failures import show_command
 
 _MAX_PODS = 3
@@ -33,11 +35,11 @@ def owns(workload: Workload, pod: Pod) -> bool:
     return pod.owner.rpartition("-")[0] == workload.name
 
 
-def pods_hint(workload: Workload, pods: tuple[Pod, ...], namespace: str) -> str:
+def pods_hint(cluster: Cluster, workload: Workload, pods: tuple[Pod, ...], namespace: str) -> str:
     """The pods that are not ready (with their failing containers), the command that shows why (a container's log,
     or the pod's description where it never started), and the rollout status."""
     kind = "daemonset" if isinstance(workload, DaemonSet) else "deployment"
-    status = f"kubectl -n {namespace} rollout status {kind}/{workload.name}"
+    status = commands.run(cluster, "-n", namespace, "rollout", "status", f"{kind}/{workload.name}")
     waiting = []
     logs = None
     for pod in pods:
@@ -47,15 +49,15 @@ def pods_hint(workload: Workload, pods: tuple[Pod, ...], namespace: str) -> str:
         states = ", ".join(f"{c.name} {c.waiting or c.last_exit}" for c in failing)
         waiting.append(f"{pod.name} on {pod.node_name or 'no node'}" + (f" ({states})" if states else ""))
         if failing and logs is None:
-            logs = show_command(pod, failing[0], namespace)
+            logs = show_command(cluster, pod, failing[0], namespace)
     if not waiting:
         return f"a rollout is under way or stalled: {status}"
     more = f" and {len(waiting) - _MAX_PODS} more" if len(waiting) > _MAX_PODS else ""
     return f"not ready: {'; '.join(waiting[:_MAX_PODS])}{more}; " + (f"{logs}, " if logs else "") + status
 
 
-def not_ready_yet(pod: Pod, namespace: str) -> str:
+def not_ready_yet(cluster: Cluster, pod: Pod, namespace: str) -> str:
     """A pod none of whose containers fails, yet not ready: its events say why."""
-    return (
-        f"pod {pod.name} is not ready yet ({pod.phase or 'no phase'}): kubectl -n {namespace} describe pod {pod.name}"
+    return f"pod {pod.name} is not ready yet ({pod.phase or 'no phase'}): " + commands.describe(
+        cluster, namespace, "pod", pod.name
     )

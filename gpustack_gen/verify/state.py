@@ -10,7 +10,6 @@ writes each; :func:`read_state_dir` reads those files, :mod:`.live` the same obj
 from __future__ import annotations
 
 import functools
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from ..k8s_state import (
     read_objects,
 )
 from ..model.fleet import Cluster
+from ..shell import IntoFile, Script, all_of, kubectl, text_in
 
 # Kind -> the resource kubectl lists it by.
 RESOURCES = {
@@ -65,17 +65,12 @@ class StatePart:
     all_namespaces: bool = False
     api_version: str | None = None  # the version the API is asked for (None: the one gpustack-gen reads)
 
-    @property
-    def command(self) -> str:
-        """The command run in the folder ``--from`` names."""
-        return self.command_into(Path("."))
-
-    def command_into(self, folder: Path) -> str:
+    def command_into(self, folder: Path) -> Script:
         """The command writing the file into ``folder``, from where the user runs ``verify --from folder``."""
-        where = f" -n {self.namespace}" if self.namespace else " -A" if self.all_namespaces else ""
-        narrowed = f" -l {self.selector}" if self.selector else ""
+        where = ("-n", self.namespace) if self.namespace else ("-A",) if self.all_namespaces else ()
+        narrowed = ("-l", self.selector) if self.selector else ()
         resources = ",".join(RESOURCES[kind] for kind in self.kinds)
-        return f"kubectl get {resources}{where}{narrowed} -o json > {shlex.quote((folder / self.file).as_posix())}"
+        return IntoFile(kubectl("get", resources, *where, *narrowed, "-o", "json"), (folder / self.file).as_posix())
 
 
 def state_parts(cluster: Cluster) -> tuple[StatePart, ...]:
@@ -192,14 +187,16 @@ def read_state_dir(directory: Path, cluster: Cluster) -> ClusterState:
     for part in parts:
         path = directory / part.file
         if not path.exists():
-            missing[part.name] = f"{part.file} not found (write it with {part.command_into(directory)})"
+            missing[part.name] = (
+                f"{part.file} not found (write it with {_shown(cluster, part.command_into(directory))})"
+            )
             continue
         label, docs = load_documents(path, problems)
-        objects = read_objects(label, docs, part.kinds, _wrong_kind(label, part, parts, directory), problems)
+        objects = read_objects(label, docs, part.kinds, _wrong_kind(cluster, label, part, parts, directory), problems)
         found.setdefault(part.name, []).extend(objects)
     if not found:
         files = ", ".join(part.file for part in parts)
-        commands = "; ".join(part.command_into(directory) for part in parts)
+        commands = _shown(cluster, all_of(*(part.command_into(directory) for part in parts)))
         problems.append(Problem(directory.as_posix(), 0, 0, "", f"none of {files} is here", commands))
     if problems:
         raise FleetError(problems)
@@ -210,13 +207,17 @@ def _tuple(objects: list[Any] | None) -> tuple[Any, ...] | None:
     return None if objects is None else tuple(objects)
 
 
-def _wrong_kind(label: str, part: StatePart, parts: tuple[StatePart, ...], directory: Path) -> Any:
+def _shown(cluster: Cluster, script: Script) -> str:
+    return text_in(cluster.kube_context, script)
+
+
+def _wrong_kind(cluster: Cluster, label: str, part: StatePart, parts: tuple[StatePart, ...], directory: Path) -> Any:
     def problem(data: Any, line: int, path: str) -> Problem:
         kind = data.get("kind") if isinstance(data, dict) else None
         home = next((p for p in parts if kind in p.kinds), None)
-        hint = part.command_into(directory)
+        hint = _shown(cluster, part.command_into(directory))
         if home is not None and home is not part:
-            hint = f"it belongs in {home.file}: {home.command_into(directory)}"
+            hint = f"it belongs in {home.file}: {_shown(cluster, home.command_into(directory))}"
         expected = " or ".join(part.kinds)
         return Problem(label, line, 1 if line else 0, path, f"{describe(data)}, not a {expected}", hint)
 

@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from gpustack_gen import load_fleet
-from gpustack_gen.change.commands import Paths, release_upgrade
+from gpustack_gen.change.commands import release_upgrade
 from gpustack_gen.compile.backends import backend_of
 from gpustack_gen.model.fleet import Cluster
+from gpustack_gen.shell import all_of
+from gpustack_gen.workdir import Paths
 
 EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
 
@@ -35,4 +37,4 @@ def test_a_release_adds_its_repository_first_unless_its_chart_is_oci(cluster: Cl
     upgrade = release.upgrade_command(f"rendered/{cluster.name}/{release.values_file}")
     add = release.repo_add_command()
     assert release.oci is oci and (add is None) is oci
-    assert command == (upgrade if add is None else f"{add} && {upgrade}")
+    assert command == (upgrade if add is None else all_of(add, upgrade))

@@ -448,14 +448,14 @@ def test_a_move_between_hami_and_dra_is_refused() -> None:
             "HAMi moves from namespace kube-system to hami-system: that is a second install beside the first, whose "
             "device plugin would run on the same nodes",
             "keep hami.namespace kube-system, or uninstall it there first: helm uninstall hami --namespace kube-system "
-            "--wait",
+            "--wait --kube-context prod",
         ),
         (
             _on_dra,
             _dra(namespace="dra"),
             "the DRA driver moves from namespace nvidia-dra-driver-gpu to dra: that is a second install beside the first",
             "keep dra.namespace nvidia-dra-driver-gpu, or uninstall it there first: helm uninstall nvidia-dra-driver-gpu "
-            "--namespace nvidia-dra-driver-gpu --wait",
+            "--namespace nvidia-dra-driver-gpu --wait --kube-context prod",
         ),
     ],
 )
@@ -481,7 +481,7 @@ def test_every_rule_that_upgrades_the_operator_gives_one_step_for_a_new_chart_ve
     old, new = fleet(base()).clusters[0], fleet(changed(bump)).clusters[0]
     operator_steps = [step for step in analyse(old, new).steps if step.action.value == "operator"]
     assert len(operator_steps) == 1
-    assert "--disable-openapi-validation" in (operator_steps[0].command or "")
+    assert "--disable-openapi-validation" in (operator_steps[0].command_text or "")
     assert {"operator-version", "mig-strategy"} <= set(operator_steps[0].rule.split(","))
 
 

@@ -54,8 +54,11 @@ def test_patch_of_a_version_without_a_known_driver_default_says_so(make_cluster)
 
 def test_builtin_mig_config_gets_its_own_configmap(make_cluster) -> None:
     """A pool naming all-balanced must not depend on the default ConfigMap of the pinned mig-manager."""
-    cluster = make_cluster({"gpu": "b300", "sharing": {"strategy": "mig", "config": "all-balanced"}},
-                           {"mig": {"strategy": "mixed"}}, migProfile="1g.34gb")
+    cluster = make_cluster(
+        {"gpu": "b300", "sharing": {"strategy": "mig", "config": "all-balanced"}},
+        {"mig": {"strategy": "mixed"}},
+        migProfile="1g.34gb",
+    )
     config = mig_parted_config(config_names(cluster))
     (entry,) = config["mig-configs"]["all-balanced"]
     assert entry["device-filter"] == ["0x318210DE"]
@@ -168,7 +171,7 @@ def test_node_labels_per_pool(make_cluster) -> None:
     }
     entry = _artifact(cluster, "node-labels.yaml").documents[0]["pools"][0]
     assert entry["command"] == (
-        "kubectl label nodes --selector pool=p1 nvidia.com/device-plugin.config=p1 "
+        "kubectl --context c1 label nodes --selector pool=p1 nvidia.com/device-plugin.config=p1 "
         "nvidia.com/mig.config=custom-3g.20gbx2 --overwrite"
     )
 

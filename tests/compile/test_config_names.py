@@ -76,7 +76,12 @@ def test_default_sharing_names_a_pool(make_cluster) -> None:
     names = config_names(_two_pools(make_cluster, defaultSharing="p1"))
     assert names.default_from == "p1"
     assert names.device_plugin_configs["any"] == names.device_plugin_configs["p1"]
-    assert config_names(make_cluster({"sharing": {"strategy": "mps", "replicas": 2}}, {"defaultSharing": "none"})).device_plugin_configs["any"] == WHOLE
+    assert (
+        config_names(
+            make_cluster({"sharing": {"strategy": "mps", "replicas": 2}}, {"defaultSharing": "none"})
+        ).device_plugin_configs["any"]
+        == WHOLE
+    )
 
 
 def test_default_sharing_must_name_a_pool(make_cluster) -> None:

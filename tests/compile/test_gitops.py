@@ -59,7 +59,9 @@ def fleet(defaults: dict[str, Any] | None = None, **cluster: Any) -> dict[str, A
 
 def dra_fleet(version: str, **cluster: Any) -> dict[str, Any]:
     """The base fleet on the DRA driver chart ``version``."""
-    return fleet(backend="dra", kubernetes="1.34.2", operator={"version": "v26.7.0"}, dra={"version": version}, **cluster)
+    return fleet(
+        backend="dra", kubernetes="1.34.2", operator={"version": "v26.7.0"}, dra={"version": version}, **cluster
+    )
 
 
 def cluster_of(data: dict[str, Any]) -> Cluster:

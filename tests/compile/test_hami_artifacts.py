@@ -106,7 +106,7 @@ def test_node_labels_are_gpu_on_and_mig_off() -> None:
     assert by_pool["t4"]["labels"] == {"gpu": "on"}
     assert by_pool["a100"]["labels"] == {"gpu": "on", "nvidia.com/mig.config": "all-disabled"}
     assert by_pool["a100"]["nodeNames"] == ["n"]
-    assert by_pool["t4"]["command"] == "kubectl label nodes --selector pool=t4 gpu=on --overwrite"
+    assert by_pool["t4"]["command"] == "kubectl --context c1 label nodes --selector pool=t4 gpu=on --overwrite"
 
 
 @pytest.mark.parametrize(
@@ -241,10 +241,10 @@ def test_a_bad_values_artifact_is_an_internal_error() -> None:
 
 def test_render_writes_the_helm_command_in_the_header() -> None:
     text = render(load_fleet(hami_fleet())).files["c1/hami-values.yaml"].text
-    assert "# helm repo add hami-charts https://project-hami.github.io/HAMi/ && helm repo update hami-charts\n" in text
+    assert "# helm repo add hami-charts https://project-hami.github.io/HAMi/\n# helm repo update hami-charts\n" in text
     assert (
         "# helm upgrade --install hami hami-charts/hami --namespace kube-system --create-namespace --version 2.10.0 "
-        "--values hami-values.yaml\n"
+        "--values hami-values.yaml --kube-context c1\n"
     ) in text
 
 

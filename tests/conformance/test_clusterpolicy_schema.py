@@ -203,7 +203,9 @@ def test_clusterpolicy_patches_validate_against_the_crd(upstream: Path, target: 
             assert errors(validator, {"spec": without_deletions(document["spec"])}) == [], f"{fleet}: {patch.path}"
             for path, value in leaf_items(document["spec"]):
                 if value is None:
-                    assert crd_has_path(crd_spec_schema(clusterpolicy_crd(upstream, target.version)), path), f"{fleet}: deletes {path}"
+                    assert crd_has_path(crd_spec_schema(clusterpolicy_crd(upstream, target.version)), path), (
+                        f"{fleet}: deletes {path}"
+                    )
             checked += 1
     assert checked >= len(fleets_for(target))
 

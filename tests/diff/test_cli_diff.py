@@ -71,7 +71,10 @@ def test_every_format(fleets: tuple[Path, Path], output_format: str) -> None:
     elif output_format == "github":
         assert result.stdout.startswith(f"::warning file={new},title=prod%3A device-plugin-config::")
     else:
-        assert "[restart] device-plugin config changes for t4 (time-slicing, 4 per GPU -> time-slicing, 5 per GPU)" in result.stdout
+        assert (
+            "[restart] device-plugin config changes for t4 (time-slicing, 4 per GPU -> time-slicing, 5 per GPU)"
+            in result.stdout
+        )
 
 
 def test_invalid_input_exits_2(tmp_path: Path, fleets: tuple[Path, Path]) -> None:

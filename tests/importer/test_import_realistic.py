@@ -101,7 +101,9 @@ def test_crio_cluster_v25_3_with_time_slicing_for_all(data: Path, with_policy: b
     assert pool.taints == ()  # the control-plane taint is on the control-plane node only
     report = check_roundtrip(result)
     assert report.ok, report.differences
-    assert "values devicePlugin.config.name: time-slicing-config-all -> gpustack-device-plugin-config" in report.expected
+    assert (
+        "values devicePlugin.config.name: time-slicing-config-all -> gpustack-device-plugin-config" in report.expected
+    )
     # NVIDIA's documented default key is the one gpustack-gen uses: unlabelled nodes keep their config.
     assert not any("config.default" in line for line in report.expected)
 

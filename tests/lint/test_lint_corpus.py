@@ -470,7 +470,6 @@ def test_media_engine_profiles_are_read_from_mig_manager_v0_12_3() -> None:
     assert _lint("mig-rtx-media-profiles-old.yaml", "v25.3.3").problems == ()
 
 
-
 def _lint(file: str, operator_version: str | None) -> LintReport:
     release = get_operator_version(operator_version) if operator_version else None
     return lint_files([CASES_DIR / file], default_options(release))

@@ -59,11 +59,11 @@ def test_a_plan_exits_0_and_names_paths_from_where_it_runs(tmp_path: Path, monke
 
     assert result.exit_code == 0, result.output
     assert "after gpustack-gen render gitops/fleet.yaml --out out/;" in result.stdout
-    assert "$ kubectl apply -k out/prod\n" in result.stdout
+    assert "$ kubectl --context prod apply -k out/prod\n" in result.stdout
     # The fleet's paths are relative to the fleet file; the commands', to where they run.
     assert (
         "$ helm upgrade --install api ./gitops/charts/api --namespace ml --values gitops/values/api.yaml "
-        "--values out/prod/workloads/ml.api.yaml\n" in result.stdout
+        "--values out/prod/workloads/ml.api.yaml --kube-context prod\n" in result.stdout
     )
 
 
@@ -101,7 +101,7 @@ def test_every_format(tmp_path: Path) -> None:
     outputs = {fmt: run("plan", "--format", fmt, str(old), str(new)) for fmt in _PLAN_FORMATS}
     assert all(r.exit_code == 0 for r in outputs.values())
     assert json.loads(outputs["json"].stdout)["format"] == "gpustack-gen-plan/v1"
-    assert "<pre><code>kubectl apply -k rendered/prod</code></pre>" in outputs["markdown"].stdout
+    assert "<pre><code>kubectl --context prod apply -k rendered/prod</code></pre>" in outputs["markdown"].stdout
     assert "restart-device-plugin" in outputs["text"].stdout
 
 

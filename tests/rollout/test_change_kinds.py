@@ -12,16 +12,17 @@ import pytest
 from golden import assert_golden
 from ruamel.yaml import YAML
 from sim.cluster import SimulationError
+from sim.scripts import script
 from sim.simulator import Simulation
 
 from gpustack_gen import load_fleet
 from gpustack_gen.change import analyse
-from gpustack_gen.change.commands import Paths
 from gpustack_gen.diff import diff_fleets
 from gpustack_gen.diff.report import ReportContext as DiffContext
 from gpustack_gen.diff.report import render_text as diff_text
 from gpustack_gen.plan import plan_fleets
 from gpustack_gen.plan.report import render_json, render_markdown, render_text
+from gpustack_gen.workdir import Paths
 
 CHANGES = Path(__file__).resolve().parent.parent / "changes"
 KINDS = sorted(p.name for p in CHANGES.iterdir() if p.is_dir())
@@ -65,7 +66,7 @@ def test_the_broken_variant_fails_on_the_model(kind: str, upstream: Path, tmp_pa
     steps = analyse(old.cluster("prod"), new.cluster("prod"), Paths(rendered="rendered")).steps
     commands = broken.get("commands") or {}
     reordered = [
-        dataclasses.replace(steps[n - 1], command=commands[n]) if n in commands else steps[n - 1]
+        dataclasses.replace(steps[n - 1], command=script(commands[n])) if n in commands else steps[n - 1]
         for n in broken["steps"]
     ]
     with pytest.raises(SimulationError) as failure:
@@ -80,11 +81,12 @@ def test_a_relabel_that_keeps_the_old_state_lets_a_stale_success_pass(upstream: 
     steps = analyse(old.cluster("prod"), new.cluster("prod"), Paths(rendered="rendered")).steps
     by_action = [(s.action.value, s) for s in steps]
     label = next(s for a, s in by_action if a == "label-nodes")
-    assert "nvidia.com/mig.config.state-" in (label.command or "")
+    assert "nvidia.com/mig.config.state-" in (label.command_text or "")
     stale = dataclasses.replace(
-        label, command="kubectl label nodes --selector pool=a100 nvidia.com/mig.config=custom-3g.20gbx2 --overwrite"
+        label,
+        command=script("kubectl label nodes --selector pool=a100 nvidia.com/mig.config=custom-3g.20gbx2 --overwrite"),
     )
-    success = next(s for a, s in by_action if a == "wait" and "mig\\.config\\.state" in (s.command or ""))
+    success = next(s for a, s in by_action if a == "wait" and "mig\\.config\\.state" in (s.command_text or ""))
     uncordon = next(s for a, s in by_action if a == "uncordon")
     broken = [steps[0], steps[1], steps[2], stale, success, uncordon]
     with pytest.raises(SimulationError, match="while its MIG reconfiguration is still pending"):
@@ -109,7 +111,7 @@ def test_a_mig_relabel_without_its_volume_sync_wait_fails(kind: str, upstream: P
     then, it finds no such config, fails, and acts again only on another label change."""
     old, new = _fleets(kind)
     steps = analyse(old.cluster("prod"), new.cluster("prod"), Paths(rendered="rendered")).steps
-    hurried = [step for step in steps if not (step.command or "").startswith("sleep ")]
+    hurried = [step for step in steps if not (step.command_text or "").startswith("sleep ")]
     assert len(hurried) < len(steps)
     with pytest.raises(SimulationError, match=r"timed out waiting for .*mig.*state.*=success"):
         Simulation(upstream, tmp_path, old, new, "prod").run(hurried)
@@ -119,8 +121,8 @@ def test_the_volume_sync_check_sees_what_the_pod_sees(upstream: Path, tmp_path: 
     """The sync step's check, run at once after the apply (no sleep), does not find the new key yet."""
     old, new = _fleets("pool-renamed")
     steps = analyse(old.cluster("prod"), new.cluster("prod"), Paths(rendered="rendered")).steps
-    sync = next(step for step in steps if (step.command or "").startswith("sleep "))
-    assert sync.verify is not None and "/available-configs/serving" in sync.verify
-    hurried = [dataclasses.replace(step, command="sleep 1") if step is sync else step for step in steps]
+    sync = next(step for step in steps if (step.command_text or "").startswith("sleep "))
+    assert "/available-configs/serving" in (sync.verify_text or "")
+    hurried = [dataclasses.replace(step, command=script("sleep 1")) if step is sync else step for step in steps]
     with pytest.raises(SimulationError, match="No such file or directory"):
         Simulation(upstream, tmp_path, old, new, "prod").run(hurried)

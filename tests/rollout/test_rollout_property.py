@@ -19,9 +19,9 @@ from sim.simulator import Simulation
 
 from gpustack_gen import FleetError, load_fleet
 from gpustack_gen.change import analyse
-from gpustack_gen.change.commands import Paths
 from gpustack_gen.change.context import ClusterChange
 from gpustack_gen.change.rules.retention import retired_entries
+from gpustack_gen.workdir import Paths
 
 Edit = Callable[[dict[str, Any]], None]
 

@@ -114,3 +114,23 @@ def test_all_takes_no_cluster_source(extra: list[str]) -> None:
 def test_neither_cluster_nor_all_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["verify", str(EXAMPLE)])
     assert result.exit_code == 2 and "give --cluster NAME, or --all" in result.stderr
+
+
+def test_each_cluster_is_read_through_its_kube_context(tmp_path: Path) -> None:
+    from ruamel.yaml import YAML
+
+    data = YAML(typ="safe").load(EXAMPLE.read_text(encoding="utf-8"))
+    for cluster in data["clusters"]:
+        cluster["kubeContext"] = f"{cluster['name']}-admin"
+    fleet = tmp_path / "examples" / "fleet.yaml"
+    fleet.parent.mkdir()
+    with fleet.open("w", encoding="utf-8") as out:
+        YAML(typ="safe").dump(data, out)
+    with ExitStack() as stack:
+        served = {
+            f"{n}-admin": stack.enter_context(api_server(DATA / "prod-healthy"))[0] for n in ("prod", "stage", "train")
+        }
+        kubeconfig = write_kubeconfig(tmp_path / "config", served, "prod-admin")
+        result = CliRunner().invoke(main, ["verify", str(fleet), "--all", "--kubeconfig", str(kubeconfig)])
+    assert "== cluster train (context train-admin) ==" in result.stdout
+    assert "kubectl --context train-admin " in result.stdout

@@ -106,7 +106,7 @@ FAILING: dict[str, tuple[str, str, Callable[[Files], None], list[tuple[Any, ...]
     ),
     "label-mismatch": (
         "train", "train-healthy", label("gpu-a100-1", "nvidia.com/mig.config", "all-balanced"),
-        [("a100", "gpu-a100-1", "label nvidia.com/mig.config", "error")], "kubectl label node gpu-a100-1",
+        [("a100", "gpu-a100-1", "label nvidia.com/mig.config", "error")], "kubectl --context train label node gpu-a100-1",
     ),
     "product-mismatch": (
         "prod", "prod-healthy", label("gpu-t4-c", "nvidia.com/gpu.product", "NVIDIA-L4-SHARED"),
@@ -124,7 +124,7 @@ FAILING: dict[str, tuple[str, str, Callable[[Files], None], list[tuple[Any, ...]
     ),
     "configmap-drift": (
         "prod", "prod-healthy", _replicas,
-        [(None, None, "ConfigMap gpu-operator/gpustack-device-plugin-config key t4", "error")], "kubectl apply -k rendered/prod",
+        [(None, None, "ConfigMap gpu-operator/gpustack-device-plugin-config key t4", "error")], "kubectl --context prod apply -k rendered/prod",
     ),
     "operator-pods": (
         "train", "train-healthy", _unready("gpu-feature-discovery"),
@@ -233,6 +233,6 @@ def test_a_failed_mig_config_names_the_node_s_mig_manager_logs(tmp_path: Path) -
     )
     (finding,) = [f for f in result.findings if f.check == "mig-state"]
     assert (
-        "kubectl -n gpu-operator logs $(kubectl -n gpu-operator get pods -l app=nvidia-mig-manager "
-        "--field-selector spec.nodeName=gpu-a100-2 -o name)"
+        "kubectl --context train -n gpu-operator get pods -l app=nvidia-mig-manager "
+        "--field-selector spec.nodeName=gpu-a100-2 -o name | xargs kubectl --context train -n gpu-operator logs"
     ) in finding.hint

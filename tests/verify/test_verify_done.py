@@ -55,6 +55,6 @@ def test_only_the_nodes_file_is_enough(advertised: int, tmp_path: Path) -> None:
     skipped = [line.split(":")[0] for line in out.splitlines() if line.startswith("skipped ")]
     assert skipped == ["skipped clusterpolicy", "skipped configmap-drift", "skipped operator-pods"]
     assert (
-        "skipped operator-pods: operator.json not found (write it with kubectl get daemonsets,pods -n gpu-operator "
+        "skipped operator-pods: operator.json not found (write it with kubectl --context prod get daemonsets,pods -n gpu-operator "
         f"-o json > {folder.as_posix()}/operator.json)" in out
     )

@@ -40,6 +40,7 @@ from gpustack_gen import load_fleet
 from gpustack_gen.cli import main
 from gpustack_gen.compile.dra.claims import claim_name
 from gpustack_gen.errors import ExitCode, Severity
+from gpustack_gen.shell import text_in
 from gpustack_gen.verify import read_state_dir, state_parts, verify_cluster
 from gpustack_gen.verify.backends import VERIFY_BACKENDS, verify_backend
 from gpustack_gen.verify.checks import CHECK_IDS, get
@@ -52,10 +53,10 @@ def run(*args: str) -> tuple[int, str]:
 
 def test_a_dra_cluster_reads_its_slices_objects_and_the_driver_s_release() -> None:
     assert verify_backend(train()) is VERIFY_BACKENDS["dra"]
-    assert [part.command for part in state_parts(train())[5:]] == [
-        "kubectl get resourceslices -o json > resourceslices.json",
-        "kubectl get deviceclasses,resourceclaimtemplates,resourceclaims -A -o json > dra.json",
-        "kubectl get daemonsets,deployments,pods -n nvidia-dra-driver-gpu -l app.kubernetes.io/instance=nvidia-dra-driver-gpu "
+    assert [text_in("train", part.command_into(Path("."))) for part in state_parts(train())[5:]] == [
+        "kubectl --context train get resourceslices -o json > resourceslices.json",
+        "kubectl --context train get deviceclasses,resourceclaimtemplates,resourceclaims -A -o json > dra.json",
+        "kubectl --context train get daemonsets,deployments,pods -n nvidia-dra-driver-gpu -l app.kubernetes.io/instance=nvidia-dra-driver-gpu "
         "-o json > nvidia-dra-driver-gpu.json",
     ]
 
@@ -242,7 +243,7 @@ DRA_FAILING: dict[str, list[tuple[Edit, list[tuple[Any, ...]], str]]] = {
         (
             label(H100, "nvidia.com/gpu.deploy.device-plugin", "true"),
             [("h100", H100, "label nvidia.com/gpu.deploy.device-plugin", ERROR)],
-            "kubectl label node gpu-h100-2 nvidia.com/gpu.deploy.device-plugin=false",
+            "kubectl --context train label node gpu-h100-2 nvidia.com/gpu.deploy.device-plugin=false",
         )
     ],
     "product-mismatch": [
@@ -258,14 +259,14 @@ DRA_FAILING: dict[str, list[tuple[Edit, list[tuple[Any, ...]], str]]] = {
         (
             _migparted_edited,
             [(None, None, "ConfigMap gpu-operator/gpustack-mig-parted-config key config.yaml", ERROR)],
-            "kubectl apply -k rendered/train",
+            "kubectl --context train apply -k rendered/train",
         )
     ],
     "dra-objects": [
         (
             _class_removed,
             [(None, None, "DeviceClass a100.mig-1g.5gb.gpustack-gen.dev", ERROR)],
-            "kubectl apply -k rendered/train",
+            "kubectl --context train apply -k rendered/train",
         ),
         (
             _selector_edited,
@@ -275,7 +276,7 @@ DRA_FAILING: dict[str, list[tuple[Edit, list[tuple[Any, ...]], str]]] = {
         (
             _template_edited,
             [(None, None, "ResourceClaimTemplate research/llm-finetune.h100.gpu.x8", ERROR)],
-            "kubectl delete resourceclaimtemplate -n research llm-finetune.h100.gpu.x8 && kubectl apply -k",
+            "kubectl --context train delete resourceclaimtemplate -n research llm-finetune.h100.gpu.x8 && kubectl --context train apply -k",
         ),
         (_stale_class, [(None, None, "DeviceClass l4.gpu.gpustack-gen.dev", "warning")], "gpustack-gen plan deletes"),
     ],

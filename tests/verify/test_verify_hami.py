@@ -33,6 +33,7 @@ from verify_helpers import DATA, Files, both, copy_state, item, label, node
 from gpustack_gen.cli import main
 from gpustack_gen.compile.hami.values import hami_release
 from gpustack_gen.errors import ExitCode
+from gpustack_gen.shell import text_in
 from gpustack_gen.verify.backends import VERIFY_BACKENDS, verify_backend
 from gpustack_gen.verify.backends.hami_registration import parse_registration
 from gpustack_gen.verify.checks import CHECK_IDS, get
@@ -49,8 +50,8 @@ def run(*args: str) -> tuple[int, str]:
 
 def test_a_hami_cluster_has_its_own_backend_hook_and_state_part() -> None:
     assert verify_backend(stage()) is VERIFY_BACKENDS["hami"]
-    assert state_parts(stage())[-1].command == (
-        "kubectl get daemonsets,deployments,pods -n kube-system -l app.kubernetes.io/instance=hami -o json > hami.json"
+    assert text_in("stage", state_parts(stage())[-1].command_into(Path("."))) == (
+        "kubectl --context stage get daemonsets,deployments,pods -n kube-system -l app.kubernetes.io/instance=hami -o json > hami.json"
     )
 
 
@@ -174,7 +175,9 @@ HAMI_FAILING: dict[str, list[tuple[Edit, list[tuple[Any, ...]], str]]] = {
             "critical Xid",
         )
     ],
-    "label-mismatch": [(label(T4_B, "gpu", None), [("t4", T4_B, "label gpu", "error")], "kubectl label node")],
+    "label-mismatch": [
+        (label(T4_B, "gpu", None), [("t4", T4_B, "label gpu", "error")], "kubectl --context stage label node")
+    ],
     "product-mismatch": [
         (
             both(register(T4_B, type="NVIDIA-Tesla V100-PCIE-16GB"), label(T4_B, "nvidia.com/gpu.product", None)),
@@ -238,6 +241,9 @@ def test_every_helm_command_verify_prints_adds_hami_s_repository_first(tmp_path:
     """A fix command runs where nobody added HAMi's chart repository yet (CI, a colleague's machine)."""
     release = hami_release(stage())
     install = f"helm upgrade --install {release.name} {release.reference}"
+    repo_add = release.repo_add_command()
+    assert repo_add is not None
+    add = text_in("stage", repo_add)
     hints = [
         finding.hint
         for index, case in enumerate(CASES)
@@ -246,7 +252,7 @@ def test_every_helm_command_verify_prints_adds_hami_s_repository_first(tmp_path:
     ]
     assert len(hints) >= 4  # release-pods, capacity-mismatch (memory, split), node-registration
     for hint in hints:
-        assert hint.count(install) == hint.count(f"{release.repo_add_command()} && {install}"), hint
+        assert hint.count(install) == hint.count(f"{add} && {install}"), hint
 
 
 @pytest.mark.parametrize(
@@ -310,7 +316,7 @@ def test_a_missing_hami_file_skips_only_release_pods(tmp_path: Path) -> None:
     code, out = run("verify", str(HAMI_EXAMPLE), "--cluster", "stage", "--from", str(folder))
     assert code == 0
     assert [line for line in out.splitlines() if line.startswith("skipped ")] == [
-        "skipped release-pods: hami.json not found (write it with kubectl get daemonsets,deployments,pods -n "
+        "skipped release-pods: hami.json not found (write it with kubectl --context stage get daemonsets,deployments,pods -n "
         f"kube-system -l app.kubernetes.io/instance=hami -o json > {folder.as_posix()}/hami.json)"
     ]
 
@@ -323,7 +329,7 @@ def test_a_deployment_in_operator_json_belongs_in_hami_json(tmp_path: Path) -> N
     result = CliRunner().invoke(main, ["verify", str(HAMI_EXAMPLE), "--cluster", "stage", "--from", str(folder)])
     assert result.exit_code == 2
     assert (
-        "a Deployment (hami-scheduler), not a DaemonSet or Pod (hint: it belongs in hami.json: kubectl get "
+        "a Deployment (hami-scheduler), not a DaemonSet or Pod (hint: it belongs in hami.json: kubectl --context stage get "
         f"daemonsets,deployments,pods -n kube-system -l app.kubernetes.io/instance=hami -o json > {folder.as_posix()}/hami.json)"
     ) in result.stderr
 
@@ -466,5 +472,5 @@ def test_a_pending_plugin_pod_is_described(tmp_path: Path) -> None:
     assert len(hints) == 1
     assert (
         "pod hami-device-plugin-9dq4m is not ready yet (Pending): "
-        "kubectl -n kube-system describe pod hami-device-plugin-9dq4m"
+        "kubectl --context stage -n kube-system describe pod hami-device-plugin-9dq4m"
     ) in hints[0]

@@ -51,7 +51,7 @@ def test_a_node_mid_mig_change_is_in_progress_not_an_error(tmp_path: Path) -> No
     [step] = result.in_progress
     assert (step.pool, step.node) == ("a100", A100)
     assert step.state.startswith("MIG reconfiguration to custom-3g.20gb-2g.10gb-1g.5gbx2 pending, operands paused")
-    assert "nvidia.com/mig.config.state=success" in step.ends and "kubectl wait node/gpu-a100-1" in step.ends
+    assert "nvidia.com/mig.config.state=success" in step.ends and "kubectl --context train wait node/gpu-a100-1" in step.ends
     hints = [f.hint for f in result.findings if f.node == A100]
     assert hints and all(hint.startswith("in progress: ") for hint in hints)
     assert not any("CRI-O" in hint or "containerd" in hint or "runtime" in hint for hint in hints)
@@ -94,7 +94,7 @@ def test_a_cordoned_node_is_in_progress_with_its_uncordon(tmp_path: Path) -> Non
     assert result.findings == ()
     assert result.exit_code is ExitCode.IN_PROGRESS
     assert [step.ends for step in result.in_progress] == [
-        f"when its step ends and it is uncordoned: kubectl uncordon {A100}"
+        f"when its step ends and it is uncordoned: kubectl --context train uncordon {A100}"
     ]
 
 

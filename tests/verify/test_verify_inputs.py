@@ -52,7 +52,7 @@ def test_the_wrong_list_is_located_at_its_item_and_says_where_it_belongs(tmp_pat
     first, second, summary = errors(err)
     assert first == (
         f"{folder.as_posix()}/nodes.json:4:1: items[0]: a ConfigMap (gpustack-device-plugin-config), not a Node "
-        "(hint: it belongs in configmaps.json: kubectl get configmaps -n gpu-operator -o json > state/configmaps.json)"
+        "(hint: it belongs in configmaps.json: kubectl --context prod get configmaps -n gpu-operator -o json > state/configmaps.json)"
     )
     assert (
         second.startswith(f"{folder.as_posix()}/nodes.json:") and "a ConfigMap (kube-root-ca.crt), not a Node" in second
@@ -107,7 +107,7 @@ def test_a_folder_without_state_files(tmp_path: Path) -> None:
     code, _, err = verify_dir(Path("empty"))
     assert code == 2
     assert errors(err)[0].startswith(
-        "empty: none of nodes.json, clusterpolicy.json, configmaps.json, operator.json, events.json is here (hint: kubectl get nodes -o json > empty/nodes.json; "
+        "empty: none of nodes.json, clusterpolicy.json, configmaps.json, operator.json, events.json is here (hint: kubectl --context prod get nodes -o json > empty/nodes.json && "
     )
 
 

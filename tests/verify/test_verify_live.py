@@ -62,8 +62,8 @@ def verify_live_and_from(
 
 
 def test_the_api_gives_what_the_files_give_paged_and_read_only(tmp_path: Path) -> None:
-    out, requests = verify_live_and_from(tmp_path, DATA / "prod-seed", EXAMPLE, "prod", "prod-admin")
-    assert out.startswith(f"gpustack-gen verify: cluster prod of {EXAMPLE} against context prod-admin\n")
+    out, requests = verify_live_and_from(tmp_path, DATA / "prod-seed", EXAMPLE, "prod", "prod")
+    assert out.startswith(f"gpustack-gen verify: cluster prod of {EXAMPLE} against context prod\n")
     assert {method for method, _ in requests} == {"GET"}
     paths = [path for _, path in requests]
     assert "/api/v1/nodes?limit=500" in paths
@@ -73,7 +73,7 @@ def test_the_api_gives_what_the_files_give_paged_and_read_only(tmp_path: Path) -
 
 def test_a_hami_cluster_lists_hami_s_release_by_its_label_in_its_namespace(tmp_path: Path) -> None:
     folder = copy_state(HEALTHY, tmp_path / "state", BROKEN)
-    out, requests = verify_live_and_from(tmp_path, folder, HAMI_EXAMPLE, "stage", "stage-admin")
+    out, requests = verify_live_and_from(tmp_path, folder, HAMI_EXAMPLE, "stage", "stage")
     assert "error release-pods: Deployment kube-system/hami-scheduler: not rolled out" in out
     selected = "labelSelector=app.kubernetes.io%2Finstance%3Dhami"
     paths = [path for _, path in requests]
@@ -87,7 +87,7 @@ def test_a_hami_cluster_lists_hami_s_release_by_its_label_in_its_namespace(tmp_p
 
 def test_a_dra_cluster_lists_slices_and_claims_in_its_api_version_and_the_driver_s_release(tmp_path: Path) -> None:
     folder = copy_state(DRA_HEALTHY, tmp_path / "state", DRA_BROKEN)
-    _, requests = verify_live_and_from(tmp_path, folder, DRA_EXAMPLE, "train", "train-admin")
+    _, requests = verify_live_and_from(tmp_path, folder, DRA_EXAMPLE, "train", "train")
     assert {method for method, _ in requests} == {"GET"}
     paths = [path for _, path in requests]
     slices = "/apis/resource.k8s.io/v1/resourceslices?limit=500"
@@ -104,27 +104,31 @@ def test_an_api_version_the_server_does_not_serve_says_so(tmp_path: Path) -> Non
     fleet = tmp_path / "fleet.yaml"
     fleet.write_text(text, encoding="utf-8")
     with api_server(DATA / DRA_HEALTHY, versions=("v1",)) as (url, _):
-        kubeconfig = write_kubeconfig(tmp_path / "config", {"train-admin": url}, "train-admin")
+        kubeconfig = write_kubeconfig(tmp_path / "config", {"train": url}, "train")
         code, _, err = run("verify", str(fleet), "--cluster", "train", "--kubeconfig", str(kubeconfig))
     assert code == 2
-    assert err.splitlines()[-1].startswith("error: context train-admin: ResourceSlice list: 404 NotFound: ")
+    assert err.splitlines()[-1].startswith("error: context train: ResourceSlice list: 404 NotFound: ")
     assert err.splitlines()[-1].endswith("(is resource.k8s.io/v1beta2 served?)")
 
 
-def test_the_context_comes_from_kubeconfig_or_the_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_context_is_the_cluster_s_unless_the_option_names_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kubeconfig's current context plays no part: verify --cluster prod reads context prod (its kubeContext
+    default), whatever context is current."""
     with api_server(DATA / "prod-healthy") as (url, _):
-        kubeconfig = write_kubeconfig(tmp_path / "config", {"stage": closed_port(), "prod-admin": url}, "stage")
+        kubeconfig = write_kubeconfig(tmp_path / "config", {"prod": closed_port(), "prod-admin": url}, "prod-admin")
         monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
         code, out, _ = run("verify", str(EXAMPLE), "--cluster", "prod", "--context", "prod-admin")
         assert (code, out.splitlines()[-1]) == (0, "the cluster matches the fleet: 0 errors, 0 warnings")
-        code, out, err = run("verify", str(EXAMPLE), "--cluster", "prod")  # the current context: stage, down
+        code, out, err = run("verify", str(EXAMPLE), "--cluster", "prod")  # context prod: down
     assert code == 2 and out == ""
-    assert err.splitlines()[-1].startswith("error: context stage (http://127.0.0.1:")
+    assert err.splitlines()[-1].startswith("error: context prod (http://127.0.0.1:")
     assert "cannot list Nodes" in err
 
 
 def test_an_unknown_context_and_a_missing_kubeconfig(tmp_path: Path) -> None:
-    kubeconfig = write_kubeconfig(tmp_path / "config", {"prod-admin": closed_port()}, "prod-admin")
+    kubeconfig = write_kubeconfig(tmp_path / "config", {"prod": closed_port()}, "prod")
     code, _, err = run(
         "verify", str(EXAMPLE), "--cluster", "prod", "--kubeconfig", str(kubeconfig), "--context", "nope"
     )
@@ -135,11 +139,11 @@ def test_an_unknown_context_and_a_missing_kubeconfig(tmp_path: Path) -> None:
 
 def test_a_refused_list_exits_2_with_the_api_message(tmp_path: Path) -> None:
     with api_server(DATA / "prod-healthy", forbidden=frozenset({"Pod"})) as (url, _):
-        kubeconfig = write_kubeconfig(tmp_path / "config", {"prod-admin": url}, "prod-admin")
+        kubeconfig = write_kubeconfig(tmp_path / "config", {"prod": url}, "prod")
         code, _, err = run("verify", str(EXAMPLE), "--cluster", "prod", "--kubeconfig", str(kubeconfig))
     assert code == 2
     assert err.splitlines()[-1] == (
-        'error: context prod-admin: Pod list: 403 Forbidden: pods is forbidden: User "viewer" cannot list resource'
+        'error: context prod: Pod list: 403 Forbidden: pods is forbidden: User "viewer" cannot list resource'
     )
 
 
@@ -147,7 +151,7 @@ def test_no_clusterpolicy_crd_is_a_finding(tmp_path: Path) -> None:
     folder = copy_state("prod-healthy", tmp_path / "state")
     (folder / "clusterpolicy.json").unlink()  # the server answers 404, as for a CRD that is not installed
     with api_server(folder) as (url, _):
-        kubeconfig = write_kubeconfig(tmp_path / "config", {"prod-admin": url}, "prod-admin")
+        kubeconfig = write_kubeconfig(tmp_path / "config", {"prod": url}, "prod")
         code, out, _ = run("verify", str(EXAMPLE), "--cluster", "prod", "--kubeconfig", str(kubeconfig))
     assert code == 1
     assert (
@@ -177,10 +181,10 @@ def test_an_object_the_readers_refuse_exits_2_naming_the_list(tmp_path: Path) ->
 
     folder = copy_state("prod-healthy", tmp_path / "state", nameless_node)
     with api_server(folder) as (url, _):
-        kubeconfig = write_kubeconfig(tmp_path / "config", {"prod-admin": url}, "prod-admin")
+        kubeconfig = write_kubeconfig(tmp_path / "config", {"prod": url}, "prod")
         code, out, err = run("verify", str(EXAMPLE), "--cluster", "prod", "--kubeconfig", str(kubeconfig))
     assert (code, out) == (2, "")
-    assert "context prod-admin: Node list: items[0]: a Node without metadata.name" in err
+    assert "context prod: Node list: items[0]: a Node without metadata.name" in err
 
 
 def test_the_pods_events_are_read_live_as_from_files(tmp_path: Path) -> None:
@@ -188,7 +192,7 @@ def test_the_pods_events_are_read_live_as_from_files(tmp_path: Path) -> None:
     from verify_helpers import both
 
     folder = copy_state("prod-healthy", tmp_path / "state", both(never_created(None), events(HOOK_ERROR)))
-    out, requests = verify_live_and_from(tmp_path, folder, EXAMPLE, "prod", "prod-admin")
+    out, requests = verify_live_and_from(tmp_path, folder, EXAMPLE, "prod", "prod")
     assert any(path.startswith("/api/v1/namespaces/gpu-operator/events?") for _, path in requests)
     assert "the host's own OCI hook /usr/bin/nvidia-container-toolkit fails" in out
-    assert f"kubectl -n gpu-operator describe pod {POD}" in out
+    assert f"kubectl --context prod -n gpu-operator describe pod {POD}" in out

@@ -90,7 +90,7 @@ def test_the_host_hook_in_the_waiting_message_is_named_first_with_describe(tmp_p
         "hook /usr/bin/nvidia-container-toolkit fails, not the Operator's toolkit"
     )
     assert "/usr/share/containers/oci/hooks.d" in cause and "crash-loops" not in cause
-    assert cause.endswith(f"; kubectl -n gpu-operator describe pod {POD}")
+    assert cause.endswith(f"; kubectl --context prod -n gpu-operator describe pod {POD}")
     assert " logs " not in cause
 
 
@@ -103,7 +103,7 @@ def test_the_host_hook_in_an_event_is_read_when_the_status_says_nothing(tmp_path
 def test_without_messages_the_runtime_cause_does_not_contradict_an_event(tmp_path: Path) -> None:
     cause = first_cause(tmp_path, never_created(None))
     assert "not in CRI-O's hooks dir" not in cause
-    assert cause.endswith(f"kubectl -n gpu-operator describe pod {POD}")
+    assert cause.endswith(f"kubectl --context prod -n gpu-operator describe pod {POD}")
 
 
 def crash_loop(name: str, message: str, *, init: bool = False) -> Any:
@@ -122,13 +122,13 @@ def crash_loop(name: str, message: str, *, init: bool = False) -> Any:
 def test_nvml_not_found_in_the_last_run_says_why_with_logs(tmp_path: Path) -> None:
     cause = first_cause(tmp_path, crash_loop("nvidia-device-plugin", NVML_ERROR))
     assert "crash-loops: NVML not found: the container gets no driver" in cause
-    assert cause.endswith(f"kubectl -n gpu-operator logs {POD} -c nvidia-device-plugin")
+    assert cause.endswith(f"kubectl --context prod -n gpu-operator logs {POD} -c nvidia-device-plugin")
 
 
 def test_a_missing_config_key_in_the_init_container(tmp_path: Path) -> None:
     cause = first_cause(tmp_path, crash_loop("config-manager-init", 'specified config "t4x" does not exist', init=True))
     assert "key t4x is missing from the device plugin's ConfigMap" in cause
-    assert cause.endswith(f"kubectl -n gpu-operator logs {POD} -c config-manager-init")
+    assert cause.endswith(f"kubectl --context prod -n gpu-operator logs {POD} -c config-manager-init")
 
 
 def test_an_init_container_waiting_for_the_toolkit(tmp_path: Path) -> None:
@@ -153,7 +153,7 @@ def test_the_rollout_hint_describes_a_pod_that_never_started(tmp_path: Path) -> 
     folder = copy_state("prod-healthy", tmp_path / "state", both(never_created(HOOK_ERROR), not_ready))
     result = verify_cluster(prod, read_state_dir(folder, prod), fleet_label=str(EXAMPLE))
     hints = [f.hint for f in result.findings if f.check == "operator-pods"]
-    assert any(f"kubectl -n gpu-operator describe pod {POD}" in hint for hint in hints), hints
+    assert any(f"kubectl --context prod -n gpu-operator describe pod {POD}" in hint for hint in hints), hints
 
 
 WHERE = Where("test", 0)
@@ -217,4 +217,4 @@ def test_hami_s_plugin_that_was_never_created_names_the_host_hook_with_describe(
     result = verify_stage(tmp_path / "state", both(never, advertise("stage-t4-a", 0)))
     hints = [f.hint for f in result.findings if f.node == "stage-t4-a" and f.check == "gpu-not-advertised"]
     assert hints and "was never created: the host's own OCI hook /usr/bin/nvidia-container-toolkit" in hints[0]
-    assert "kubectl -n kube-system describe pod hami-device-plugin-7xk2p" in hints[0]
+    assert "kubectl --context stage -n kube-system describe pod hami-device-plugin-7xk2p" in hints[0]

@@ -16,6 +16,8 @@ from hami_helpers import BROKEN, HAMI_EXAMPLE, HEALTHY, stage
 from verify_helpers import DATA, EXAMPLE, ROOT, cluster, copy_state
 
 from gpustack_gen.cli import main
+from gpustack_gen.model.fleet import Cluster
+from gpustack_gen.shell import text_in
 from gpustack_gen.verify import state_parts
 
 SECTION = (
@@ -25,13 +27,19 @@ COMMANDS = [block.splitlines() for block in re.findall(r"```sh\n(.*?)```", SECTI
 SHOWN = re.findall(r"```text\n\$ (gpustack-gen verify .*?)\n(.*?)```", SECTION, re.S)
 
 
+def _commands(of: Cluster, name: str | None = None) -> list[str]:
+    """The commands writing ``of``'s state files (``name``: only that part's), as run in the --from folder."""
+    parts = [part for part in state_parts(of) if name in (None, part.name)]
+    return [text_in(of.kube_context, part.command_into(Path("."))) for part in parts]
+
+
 def test_the_commands_write_the_files_verify_reads() -> None:
     prod, hami, dra = COMMANDS
-    assert prod[:-1] == [part.command for part in state_parts(cluster("prod"))]
+    assert prod[:-1] == _commands(cluster("prod"))
     assert prod[-1] == "gpustack-gen verify examples/fleet.yaml --cluster prod --from ."
-    assert hami == [part.command for part in state_parts(stage()) if part.name == "release"]
-    every = {part.command for part in state_parts(cluster("prod"))}
-    assert dra == [part.command for part in state_parts(train()) if part.command not in every]
+    assert hami == _commands(stage(), "release")
+    every = {command.replace("--context prod", "--context train") for command in _commands(cluster("prod"))}
+    assert dra == [command for command in _commands(train()) if command not in every]
 
 
 def _shown_output_is_real(shown: tuple[str, str], example: Path, tmp_path: Path) -> None:

@@ -229,8 +229,8 @@ def _to_dra(change: ClusterChange) -> list[Step]:
     plan.append(
         Step(
             Action.PRUNE,
-            f"kubectl delete configmap {DEVICE_PLUGIN_CONFIGMAP} -n {new.operator.namespace} --ignore-not-found",
-            f"kubectl get configmaps -n {new.operator.namespace}",
+            commands.delete_configmaps(new, [DEVICE_PLUGIN_CONFIGMAP]),
+            commands.show_configmaps(new),
             "nothing reads the device-plugin ConfigMap any more",
             None,
             ID,
@@ -327,7 +327,7 @@ def _from_dra(change: ClusterChange) -> list[Step]:
         Step(
             Action.PRUNE,
             commands.delete_objects(objects),
-            "kubectl get deviceclasses",
+            commands.show_device_classes(),
             "delete the DeviceClasses and claims nothing uses any more",
             None,
             ID,

@@ -34,6 +34,7 @@ from ...compile.dra.driver import driver_values
 from ...compile.kustomization import namespaces_command
 from ...model.backends.dra import NAME
 from ...model.fleet import Cluster, Pool, Workload
+from ...shell import all_of
 from .. import commands, steps
 from ..context import ClusterChange
 from ..model import Action, Finding, Level, Outcome, Phase, Step
@@ -100,7 +101,7 @@ def _driver(change: ClusterChange) -> Iterator[Outcome]:
     before, after = old.dra, new.dra
     if before.namespace != after.namespace:
         uninstall = commands.dra_driver_uninstall(old)
-        yield namespace_move(ID, "the DRA driver", "dra.namespace", before.namespace, after.namespace, uninstall)
+        yield namespace_move(ID, "the DRA driver", "dra.namespace", old, before.namespace, after.namespace, uninstall)
         return
     if after.release.order < before.release.order:
         yield Outcome(
@@ -167,7 +168,7 @@ def _objects(change: ClusterChange) -> Iterator[Outcome]:
             Step(
                 Action.PRUNE,
                 commands.delete_objects([before[key] for key in removed]),
-                "kubectl get deviceclasses",
+                commands.show_device_classes(),
                 "delete the DeviceClasses and claims no longer rendered, once the workloads that used them are "
                 "redeployed (a claim in use is deleted when its last pod ends)",
                 None,
@@ -196,7 +197,7 @@ def _namespaces(namespaces: list[str]) -> list[Step]:
         Step(
             Action.APPLY_CONFIGMAPS,
             namespaces_command(names),
-            f"kubectl get namespaces {' '.join(names)}",
+            commands.show_namespaces(names),
             "create the namespaces the DRA claims go into, where missing: the cluster folder does not hold them "
             "(a namespace dropped from it would be pruned with everything in it), and applying it fails without them",
             None,
@@ -237,7 +238,7 @@ def _stop(cluster: Cluster, workload: Workload, old_claim: str, new_claim: str) 
     return Step(
         Action.UPDATE_WORKLOADS,
         None,
-        f"kubectl get resourceclaim -n {workload.namespace} {old_claim} -o jsonpath='{{.status.reservedFor}}'",
+        commands.claim_reserved_for(workload.namespace, old_claim),
         f"stop every pod of {who} (scale its Deployment or StatefulSet to 0, and back up after the redeploy if its "
         f"chart does not set the replica count): pool {workload.pool} has no free devices for its new claim {new_claim} while "
         f"the old claim {old_claim} holds its own until its last pod ends, and a rolling update keeps old pods "
@@ -311,7 +312,7 @@ def _republish(cluster: Cluster, pool: Pool) -> Step:
     return Step(
         Action.RESTART_DEVICE_PLUGIN,
         commands.restart_dra_plugin(cluster),
-        f"{commands.dra_plugin_rollout(cluster)} && {commands.show_resource_slices()}",
+        all_of(commands.dra_plugin_rollout(cluster), commands.show_resource_slices()),
         "the DRA kubelet plugin finds static MIG devices only when it starts: restart it once the mig-manager is "
         f"done, to publish per node {devices} (a rolling restart; prepared claims keep their devices)",
         pool.name,

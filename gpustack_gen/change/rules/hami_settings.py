@@ -43,6 +43,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
             ID,
             "HAMi",
             "hami.namespace",
+            old,
             before.namespace,
             after.namespace,
             before.uninstall_command(),

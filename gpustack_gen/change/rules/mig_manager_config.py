@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...compile.artifact import MIG_MANAGER_DAEMONSET
 from ...model.backends.gpu_operator import NAME
-from .. import commands, steps
+from .. import steps
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome
 
@@ -28,9 +29,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     what = "names the cluster's mig-parted ConfigMap" if after else "no longer names a mig-parted ConfigMap"
     plan = [steps.operator(change, f"migManager.config {what}", ID)]
     if after:
-        plan.append(
-            steps.rollout_wait(new, (commands.MIG_MANAGER_DAEMONSET,), "the mig-manager rolls on every node", ID)
-        )
+        plan.append(steps.rollout_wait(new, (MIG_MANAGER_DAEMONSET,), "the mig-manager rolls on every node", ID))
     yield Outcome(
         Finding(ID, LEVEL, f"the Operator's migManager.config {what}: the mig-manager restarts on every node"),
         tuple(plan),

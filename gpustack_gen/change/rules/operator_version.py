@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...compile.artifact import MPS_DAEMONSET
+from ...compile.artifact import MIG_MANAGER_DAEMONSET, MPS_DAEMONSET, TOOLKIT_DAEMONSET
 from ...compile.operator import RELEASE_NAME, operand_daemonsets
+from ...shell import helm
 from .. import commands, steps
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome, Step
@@ -30,9 +31,11 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
             ID,
             "the GPU Operator",
             "operator.namespace",
+            old,
             before.namespace,
             after.namespace,
-            f"helm uninstall {RELEASE_NAME} -n {before.namespace}, then roll the cluster out as a new one",
+            helm("uninstall", RELEASE_NAME, "-n", before.namespace),
+            then=", then roll the cluster out as a new one",
         )
         return
     if before.release.version == after.release.version:
@@ -41,9 +44,9 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     if change.new_names.uses_mps:
         daemonsets += (MPS_DAEMONSET,)
     if change.new_names.uses_mig_parted_config:
-        daemonsets += (commands.MIG_MANAGER_DAEMONSET,)
+        daemonsets += (MIG_MANAGER_DAEMONSET,)
     if after.toolkit_enabled:
-        daemonsets += (commands.TOOLKIT_DAEMONSET,)
+        daemonsets += (TOOLKIT_DAEMONSET,)
     plan: list[Step] = [
         steps.operator(change, f"GPU Operator {before.release.version} -> {after.release.version}", ID),
         steps.rollout_wait(

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET
+from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET, TOOLKIT_DAEMONSET
 from ...compile.operator import operand_daemonsets
-from .. import commands, steps
+from .. import steps
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome
 
@@ -57,7 +57,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
                 steps.operator(change, f"runtime settings change ({'; '.join(changes)})", ID),
                 steps.rollout_wait(
                     new,
-                    (commands.TOOLKIT_DAEMONSET, *((DEVICE_PLUGIN_DAEMONSET,) if plugin else ())),
+                    (TOOLKIT_DAEMONSET, *((DEVICE_PLUGIN_DAEMONSET,) if plugin else ())),
                     "the toolkit and the device plugin roll on every GPU node"
                     if plugin
                     else "the toolkit rolls on every GPU node",

@@ -14,6 +14,7 @@ from typing import Any
 
 from ...model.backends.dra import DEVICE_PLUGIN_DEPLOY_LABEL, KUBELET_PLUGIN_LABEL, NAME
 from ...model.fleet import Cluster, Pool, Workload
+from ...shell import text_in
 from ..artifact import MIG_CONFIG_LABEL, Artifact
 from ..gpu_operator import mig_manager_patch, mig_manager_values
 from ..gpu_operator.config_names import config_names
@@ -89,7 +90,7 @@ def objects(cluster: Cluster) -> list[Artifact]:
                 (
                     "What each workload claims: a ResourceClaimTemplate (a claim per pod), or on time-slicing and MPS",
                     "pools one ResourceClaim its pods share, on one node. Their namespaces must exist first:",
-                    namespaces_command([w.namespace for w in workloads]),
+                    text_in(cluster.kube_context, namespaces_command([w.namespace for w in workloads])),
                 ),
             )
         )

@@ -23,6 +23,7 @@ from typing import Any
 
 from ...model.backends.dra import KUBELET_PLUGIN_LABEL, gates, resource_api_version
 from ...model.fleet import Cluster
+from ...shell import lines_in, text_in
 from ..artifact import Artifact
 from ..kustomization import namespaces_command
 from ..releases import ChartRelease
@@ -82,11 +83,11 @@ def driver_values_file(cluster: Cluster) -> Artifact:
     if cluster.workloads:
         notes += [
             "Create the namespaces the claims go into (the cluster folder does not):",
-            namespaces_command([w.namespace for w in cluster.workloads]),
+            text_in(cluster.kube_context, namespaces_command([w.namespace for w in cluster.workloads])),
         ]
     notes += [
         "Apply the cluster folder (kubectl apply -k .: the DeviceClasses and claims), then:",
-        *release.install_commands(),
+        *lines_in(cluster.kube_context, release.install_commands()),
         f"The kubelet plugin runs on nodes labelled {KUBELET_PLUGIN_LABEL}=true (node-labels.yaml), and only there.",
     ]
     return Artifact(VALUES_FILE, "dra-driver-values", (release.values,), tuple(notes))

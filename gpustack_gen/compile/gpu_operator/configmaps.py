@@ -7,6 +7,7 @@ from typing import Any
 
 from ...catalog import ALL_DISABLED, GpuModel
 from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster
+from ...shell import kubectl, text_in
 from ..artifact import (
     DEVICE_PLUGIN_CONFIGMAP,
     DEVICE_PLUGIN_LABEL,
@@ -32,7 +33,12 @@ def device_plugin_configmap(cluster: Cluster, names: ConfigNames) -> Artifact:
     namespace = cluster.operator.namespace
     # Copies: the names are memoised per cluster, and a caller that edits an artifact must not edit them.
     data = {key: EmbeddedYaml(copy.deepcopy(config)) for key, config in names.device_plugin_configs.items()}
-    restarts = [f"kubectl rollout restart -n {namespace} {' '.join(device_plugin_daemonsets(names.uses_mps))}"]
+    restarts = [
+        text_in(
+            cluster.kube_context,
+            kubectl("rollout", "restart", "-n", namespace, *device_plugin_daemonsets(names.uses_mps)),
+        )
+    ]
     notes = [
         f"One key per pool, named after it (its nodes' {DEVICE_PLUGIN_LABEL} label), and {DEFAULT_DEVICE_PLUGIN_KEY}:",
         f"what GPU nodes without the label get, here {names.default_text(cluster)}.",

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import shlex
 from typing import Any
 
 from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool
+from ...shell import Command, kubectl, text_in
 from ...versions import parse_version
 from ..artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, Artifact
 from .config_names import ConfigNames
@@ -37,10 +37,10 @@ def selector_text(pool: Pool) -> str:
     return ",".join(f"{k}={v}" for k, v in pool.node_selector)
 
 
-def label_command(selector: str, assignments: dict[str, str | None]) -> str:
+def label_command(selector: str, assignments: dict[str, str | None]) -> Command:
     """``kubectl label nodes --selector S k=v k2- --overwrite``: None removes a label."""
-    words = [shlex.quote(f"{k}=" + v if v is not None else f"{k}-") for k, v in assignments.items()]
-    return f"kubectl label nodes --selector {shlex.quote(selector)} {' '.join(words)} --overwrite"
+    words = (f"{k}=" + v if v is not None else f"{k}-" for k, v in assignments.items())
+    return kubectl("label", "nodes", "--selector", selector, *words, "--overwrite")
 
 
 def node_labels_document(cluster: Cluster, labels: dict[str, dict[str, str]]) -> dict[str, Any]:
@@ -53,7 +53,7 @@ def node_labels_document(cluster: Cluster, labels: dict[str, dict[str, str]]) ->
                 "gpu": pool.gpu.id,
                 "nodeSelector": dict(pool.node_selector),
                 "labels": labels[pool.name],
-                "command": label_command(selector_text(pool), dict(labels[pool.name])),
+                "command": text_in(cluster.kube_context, label_command(selector_text(pool), dict(labels[pool.name]))),
             }
         )
     return {"cluster": cluster.name, "pools": pools}

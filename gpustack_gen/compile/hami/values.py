@@ -23,6 +23,7 @@ from ...model.backends.hami import (
     scheduler_policy,
 )
 from ...model.fleet import Cluster
+from ...shell import lines_in
 from ...versions import Toleration
 from ..artifact import Artifact
 from ..releases import ChartRelease
@@ -124,7 +125,7 @@ def values_artifact(cluster: Cluster) -> Artifact:
     notes = [
         f"Values for chart {release.reference} {release.version}: HAMi's scheduler, admission webhook and device",
         "plugin. Install it after the GPU Operator, whose own device plugin this cluster turns off:",
-        *release.install_commands(),
+        *lines_in(cluster.kube_context, release.install_commands()),
         f"Its device plugin runs on nodes labelled {NODE_LABEL}={NODE_LABEL_VALUE} (node-labels.yaml). Never --reuse-values.",
         f"Its scheduler runs {cluster.hami.scheduler_image}, tagged with the cluster's Kubernetes version when Helm renders",
         "it (hami.schedulerImage; the chart's own default is a mirror registry).",

@@ -26,7 +26,6 @@ import re
 from typing import TYPE_CHECKING
 
 from ...catalog import get_gpu
-from ...change.commands import restart_dra_plugin
 from ...compile.artifact import MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
 from ...compile.dra.driver import KUBELET_PLUGIN_DAEMONSET, VALUES_FILE, dra_release
 from ...errors import Severity
@@ -41,6 +40,7 @@ from ...model.backends.dra import (
     slots_per_device,
 )
 from ...model.backends.dra_gpu_config import DRIVER
+from .. import commands
 from ..model import Fallback, RegisteredDevice, Registration, RegistrationIssue
 from ..rollouts import not_ready_yet
 from ..state import StatePart
@@ -202,13 +202,16 @@ def _unhealthy_hint(view: NodeView, taints: list[str]) -> str:
     return (
         f"its taints ({', '.join(taints) or 'none'}) keep the scheduler from allocating it to a claim that does not "
         "tolerate them (NoExecute also evicts the pods using it; feature gate DRADeviceTaints); the driver or a "
-        f"DeviceTaintRule set them: {_show_slices(view.node.name)}"
+        f"DeviceTaintRule set them: {_show_slices(view)}"
     )
 
 
-def _show_slices(node: str) -> str:
+def _show_slices(view: NodeView) -> str:
     """The ResourceSlices the driver publishes for one node, whole (field selectors spec.driver, spec.nodeName)."""
-    return f"kubectl get resourceslices --field-selector spec.driver={DRIVER},spec.nodeName={node} -o yaml"
+    return commands.run(
+        view.expected.cluster,
+        "get", "resourceslices", "--field-selector", f"spec.driver={DRIVER},spec.nodeName={view.node.name}", "-o", "yaml",
+    )  # fmt: skip
 
 
 # --- causes -----------------------------------------------------------------------------------------------------
@@ -225,7 +228,8 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
     if not labelled:
         seen.append(
             f"the node is not labelled {KUBELET_PLUGIN_LABEL}=true, so the DRA kubelet plugin does not run there "
-            f"(kubeletPlugin.nodeSelector in {VALUES_FILE}): kubectl label node {node.name} {KUBELET_PLUGIN_LABEL}=true --overwrite, "
+            f"(kubeletPlugin.nodeSelector in {VALUES_FILE}): "
+            f"{commands.label_node(view.expected.cluster, node.name, KUBELET_PLUGIN_LABEL, 'true')}, "
             "and set it in the pool's node group template"
         )
     operator_pod = operator_plugin.pod_on(view)
@@ -244,7 +248,7 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
         elif view.state.release is not None and labelled:
             seen.append(
                 f"the DRA kubelet plugin is not running on the node: no {PLUGIN} pod there; "
-                f"kubectl -n {_namespace(view)} describe daemonset {PLUGIN}"
+                + commands.describe(view.expected.cluster, _namespace(view), "daemonset", PLUGIN)
             )
         stranded = _mig_pending(view)
         if stranded:
@@ -299,14 +303,16 @@ def _device_plugin_causes(view: NodeView, resource: str) -> tuple[str, ...]:
     if deploy != "false":
         return (
             f"the node's {DEVICE_PLUGIN_DEPLOY_LABEL} label is {deploy or 'absent'}, so the GPU Operator runs its "
-            f"device plugin there (see label-mismatch); the DRA driver must not share a node with it: kubectl label "
-            f"node {node.name} {DEVICE_PLUGIN_DEPLOY_LABEL}=false --overwrite",
+            "device plugin there (see label-mismatch); the DRA driver must not share a node with it: "
+            + commands.label_node(view.expected.cluster, node.name, DEVICE_PLUGIN_DEPLOY_LABEL, "false"),
         )
     who = "a device plugin" if view.state.pods is None else "a device plugin other than the GPU Operator's"
     return (
         f"{who} registers {resource} with the kubelet on the node (one installed beside the Operator, or HAMi's); "
-        "the DRA driver must not share a node with it: kubectl get pods -A -o wide --field-selector "
-        f"spec.nodeName={node.name}",
+        "the DRA driver must not share a node with it: "
+        + commands.run(
+            view.expected.cluster, "get", "pods", "-A", "-o", "wide", "--field-selector", f"spec.nodeName={node.name}"
+        ),
     )
 
 
@@ -427,15 +433,15 @@ def _plugin_pod_cause(view: NodeView, pod: Pod) -> tuple[str, bool]:
         if pod.ready:
             return (
                 f"pod {pod.name} runs and is ready, yet publishes no ResourceSlice: its log says why; "
-                f"kubectl -n {namespace} logs {pod.name} --all-containers"
+                + commands.logs(view.expected.cluster, namespace, pod.name)
             ), False
-        return not_ready_yet(pod, namespace), False
+        return not_ready_yet(view.expected.cluster, pod, namespace), False
     container = failing[0]
     state = container.trouble
     kind = "init container" if container.init else "container"
     return (
         f"{kind} {container.name} ({state}) of pod {pod.name} fails: {NO_DRIVER} ({_driver_root(view)}), or its "
-        f"log says what else; kubectl -n {namespace} logs {pod.name} -c {container.name}"
+        f"log says what else; {commands.logs(view.expected.cluster, namespace, pod.name, container.name)}"
     ), True
 
 
@@ -444,7 +450,7 @@ def _namespace(view: NodeView) -> str:
 
 
 def _plugin_pods(view: NodeView) -> str:
-    return f"kubectl -n {_namespace(view)} get pods -o wide --field-selector spec.nodeName={view.node.name}"
+    return commands.pods_on(view.expected.cluster, _namespace(view), view.node.name)
 
 
 def _delete_plugin(view: NodeView) -> str:
@@ -452,5 +458,7 @@ def _delete_plugin(view: NodeView) -> str:
     whole DaemonSet when its pod is not known."""
     pod = _plugin_pod(view)
     if pod is None:
-        return restart_dra_plugin(view.expected.cluster)
-    return f"kubectl -n {_namespace(view)} delete pod {pod.name}"
+        return commands.run(
+            view.expected.cluster, "rollout", "restart", "-n", _namespace(view), KUBELET_PLUGIN_DAEMONSET
+        )
+    return commands.run(view.expected.cluster, "-n", _namespace(view), "delete", "pod", pod.name)

@@ -21,19 +21,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...change.commands import MIG_MANAGER_DAEMONSET
 from ...compile.artifact import (
     DEVICE_PLUGIN_CONFIGMAP,
     DEVICE_PLUGIN_DAEMONSET,
     DEVICE_PLUGIN_LABEL,
     MIG_CONFIG_LABEL,
     MIG_CONFIG_STATE_LABEL,
+    MIG_MANAGER_DAEMONSET,
     device_plugin_daemonsets,
 )
 from ...compile.gpu_operator.config_names import config_names
 from ...errors import Severity
 from ...model.backends.gpu_operator import NAME, RESOURCE_GPU, RESOURCE_GPU_SHARED
 from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY
+from .. import commands
 from ..in_progress import PAUSED
 from ..model import Fallback
 from ..observed import NVIDIA_RESOURCE_PREFIX, advertised, count
@@ -112,7 +113,8 @@ def unlabelled(view: NodeView, label: str) -> Fallback | None:
 
 def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
     """Causes seen in the cluster first, then the usual ones in the order they are likely on this cluster."""
-    namespace = view.expected.cluster.operator.namespace
+    cluster = view.expected.cluster
+    namespace = cluster.operator.namespace
     seen: list[str] = []
     pod = _plugin_pod(view)
     runtime: str | None = _runtime_cause(view)
@@ -133,14 +135,13 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
             seen.append(
                 f"{_container_text(init)} of pod {pod.name} {how_it_fails(init)}: "
                 + (diagnosis.cause if diagnosis else missing_key or "the config label or the ConfigMap is wrong")
-                + f"; {show_command(pod, init, namespace)}"
+                + f"; {show_command(cluster, pod, init, namespace)}"
             )
             missing_key = None
         elif _waits_for_toolkit(pod):
             seen.append(
                 f"the container toolkit is not ready on the node: init container {TOOLKIT_VALIDATION} of pod {pod.name} "
-                f"waits for it; kubectl -n {namespace} get pods -l app={TOOLKIT_APP} -o wide --field-selector "
-                f"spec.nodeName={view.node.name}"
+                "waits for it; " + commands.pods_on(cluster, namespace, view.node.name, "-l", f"app={TOOLKIT_APP}")
             )
         main = _failing(pod, init=False)
         if main is not None:
@@ -150,18 +151,18 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
                 cause = f"{diagnosis.cause}, why: {runtime}"  # the runtime is what hands the driver over
             seen.append(
                 f"{_container_text(main)} of pod {pod.name} {how_it_fails(main)}: {cause}; "
-                f"{show_command(pod, main, namespace)}"
+                f"{show_command(cluster, pod, main, namespace)}"
             )
             runtime = None  # named, or ruled out by what the kubelet said
         if init is None and main is None and pod.ready:
             seen.append(
                 f"pod {pod.name} runs and is ready, yet registers no device: its log says why; "
-                f"kubectl -n {namespace} logs {pod.name} -c nvidia-device-plugin"
+                + commands.logs(cluster, namespace, pod.name, "nvidia-device-plugin")
             )
     elif view.state.pods is not None:
         seen.append(
-            f"the device plugin is not running on the node: no {PLUGIN} pod there; kubectl -n {namespace} describe "
-            f"daemonset {PLUGIN}"
+            f"the device plugin is not running on the node: no {PLUGIN} pod there; "
+            + commands.describe(cluster, namespace, "daemonset", PLUGIN)
         )
     if missing_key is not None and view.state.configmaps is not None:
         seen.append(missing_key)
@@ -171,7 +172,7 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
     if registered and not seen:
         seen.append(
             f"capacity {registered}, allocatable 0: the plugin registered and then went away (restarting or crashing); "
-            f"kubectl -n {namespace} get pods -o wide --field-selector spec.nodeName={view.node.name}"
+            + commands.pods_on(cluster, namespace, view.node.name)
         )
     others = [f"{k} {advertised(view.node, k)}" for k in sorted(view.node.allocatable) if _other_resource(view, k)]
     if others:
@@ -179,7 +180,7 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
     usual = []
     if view.state.pods is None:
         usual.append(
-            f"the device plugin is not running on the node: kubectl -n {namespace} get pods -o wide --field-selector spec.nodeName={view.node.name}"
+            f"the device plugin is not running on the node: {commands.pods_on(cluster, namespace, view.node.name)}"
         )
     if runtime is not None:
         usual.insert(0 if _cri_o_without_cdi(view) else len(usual), runtime)
@@ -217,9 +218,10 @@ def capacity_causes(view: NodeView, resource: str, actual: int) -> tuple[str, ..
         )
     key, key_source = _config_key(view)
     config = _observed_config(view, key)
-    restart = f"kubectl rollout restart -n {namespace} " + " ".join(
-        device_plugin_daemonsets(config_names(view.expected.cluster).uses_mps)
-    )
+    restart = commands.run(
+        view.expected.cluster,
+        "rollout", "restart", "-n", namespace, *device_plugin_daemonsets(config_names(view.expected.cluster).uses_mps),
+    )  # fmt: skip
     if key is not None and config is not None:
         per_node = _per_gpu(config).get(resource, 0) * (gpus or pool.gpus_per_node)
         if key_source != "label" and key != pool.name:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...change.commands import TOOLKIT_DAEMONSET, Paths, release_upgrade
+from ...compile.artifact import TOOLKIT_DAEMONSET
 from ...compile.hami.values import (
     DEVICE_PLUGIN_DAEMONSET,
     OPERATING_MODE,
@@ -44,6 +44,8 @@ from ...model.backends.hami import (
     RESOURCE_MEMORY,
 )
 from ...model.backends.hami import NAME as NAME
+from ...workdir import Paths
+from .. import commands
 from ..model import Fallback, RegisteredDevice, Registration, RegistrationIssue
 from ..pod_failures import diagnose, how_it_fails, show_command
 from ..rollouts import not_ready_yet
@@ -174,7 +176,8 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
     if not labelled:
         seen.append(
             f"the node is not labelled {NODE_LABEL}={NODE_LABEL_VALUE}, so HAMi's device plugin does not run there "
-            f"(its DaemonSet's nodeSelector): kubectl label node {node.name} {NODE_LABEL}={NODE_LABEL_VALUE} --overwrite, and set "
+            f"(its DaemonSet's nodeSelector): "
+            f"{commands.label_node(view.expected.cluster, node.name, NODE_LABEL, NODE_LABEL_VALUE)}, and set "
             "it in the pool's node group template"
         )
     operator_pod = operator_plugin.pod_on(view)
@@ -189,8 +192,8 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
         seen.append(_plugin_pod_cause(view, pod))
     elif pod is None and view.state.release is not None and labelled:
         seen.append(
-            f"HAMi's device plugin is not running on the node: no {PLUGIN} pod there; kubectl -n {release.namespace} "
-            f"describe daemonset {PLUGIN}"
+            f"HAMi's device plugin is not running on the node: no {PLUGIN} pod there; "
+            + commands.describe(view.expected.cluster, release.namespace, "daemonset", PLUGIN)
         )
     if labelled:  # without the label, no registration is what follows from it
         seen += _handshake_evidence(view)
@@ -303,14 +306,13 @@ def _plugin_pod_cause(view: NodeView, pod: Pod) -> str:
     failing = pod.failing
     if not failing:
         if pod.ready:
-            return (
-                f"pod {pod.name} runs and is ready, yet advertises no vGPU: its log says why; "
-                f"kubectl -n {namespace} logs {pod.name} -c {PLUGIN_CONTAINER}"
+            return f"pod {pod.name} runs and is ready, yet advertises no vGPU: its log says why; " + commands.logs(
+                view.expected.cluster, namespace, pod.name, PLUGIN_CONTAINER
             )
-        return not_ready_yet(pod, namespace)
+        return not_ready_yet(view.expected.cluster, pod, namespace)
     container = failing[0]
     state = container.trouble
-    logs = show_command(pod, container, namespace)
+    logs = show_command(view.expected.cluster, pod, container, namespace)
     if container.init:
         return (
             f"init container {container.name} ({state}) of pod {pod.name} waits for the GPU Operator's toolkit "
@@ -328,8 +330,8 @@ def _no_driver(view: NodeView) -> str:
     if needs_runtime_class(view.expected.cluster):
         return (
             f"{symptom}: it runs with runtimeClassName {RUNTIME_CLASS} (hami-values.yaml; from GPU Operator v25.10.0 "
-            f"with CDI, nvidia is not the default runtime), which the Operator's toolkit must have created: kubectl get "
-            f"runtimeclass {RUNTIME_CLASS}"
+            f"with CDI, nvidia is not the default runtime), which the Operator's toolkit must have created: "
+            + commands.run(view.expected.cluster, "get", "runtimeclass", RUNTIME_CLASS)
         )
     return (
         f"{symptom}: the nvidia runtime must be the container runtime's default, which the GPU Operator's toolkit "
@@ -360,32 +362,37 @@ def _absent_hint(view: NodeView) -> str:
         namespace = hami_release(view.expected.cluster).namespace
         return (
             f"HAMi's device plugin (pod {plugin.name}) advertises to the kubelet but has not written the annotation: "
-            f"its log says why (NVML, or its right to patch nodes); kubectl -n {namespace} logs {plugin.name} "
-            f"-c {PLUGIN_CONTAINER}"
+            "its log says why (NVML, or its right to patch nodes); "
+            + commands.logs(view.expected.cluster, namespace, plugin.name, PLUGIN_CONTAINER)
         )
     return f"HAMi's device plugin has not registered the node's GPUs: {_plugin_pods(view)}"
 
 
 def _plugin_pods(view: NodeView) -> str:
     namespace = hami_release(view.expected.cluster).namespace
-    return (
-        f"kubectl -n {namespace} get pods -o wide -l {PLUGIN_COMPONENT} --field-selector spec.nodeName={view.node.name}"
-    )
+    return commands.pods_on(view.expected.cluster, namespace, view.node.name, "-l", PLUGIN_COMPONENT)
 
 
 def _delete_plugin(view: NodeView) -> str:
     namespace = hami_release(view.expected.cluster).namespace
-    return f"kubectl -n {namespace} delete pod -l {PLUGIN_COMPONENT} --field-selector spec.nodeName={view.node.name}"
+    return commands.run(
+        view.expected.cluster,
+        "-n", namespace, "delete", "pod", "-l", PLUGIN_COMPONENT, "--field-selector", f"spec.nodeName={view.node.name}",
+    )  # fmt: skip
 
 
 def _restart_plugin(view: NodeView) -> str:
     namespace = hami_release(view.expected.cluster).namespace
-    return f"kubectl rollout restart -n {namespace} {DEVICE_PLUGIN_DAEMONSET}"
+    return commands.run(view.expected.cluster, "rollout", "restart", "-n", namespace, DEVICE_PLUGIN_DAEMONSET)
 
 
 def _upgrade(view: NodeView) -> str:
     cluster = view.expected.cluster
-    return release_upgrade(cluster, hami_release(cluster), Paths(rendered=view.expected.rendered))
+    release = hami_release(cluster)
+    return commands.shown(
+        cluster,
+        release.install_commands(Paths(rendered=view.expected.rendered).rendered_file(cluster, release.values_file)),
+    )
 
 
 def _gpus_text(devices: list[RegisteredDevice]) -> str:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...change.commands import MIG_MANAGER_DAEMONSET
-from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET
+from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET, MIG_MANAGER_DAEMONSET
 from ...compile.operator import operand_daemonsets
+from .. import commands
 
 if TYPE_CHECKING:
     from ...k8s_state import Pod
@@ -36,8 +36,8 @@ def unwanted(cluster: Cluster, why: str) -> dict[str, str]:
     return {
         PLUGIN: (
             f"the GPU Operator's own device plugin still runs: {why}; with devicePlugin.enabled false in the "
-            f"ClusterPolicy (see clusterpolicy) the Operator deletes it: kubectl wait --for=delete -n {namespace} "
-            f"{DEVICE_PLUGIN_DAEMONSET} --timeout=10m"
+            "ClusterPolicy (see clusterpolicy) the Operator deletes it: "
+            + commands.run(cluster, "wait", "--for=delete", "-n", namespace, DEVICE_PLUGIN_DAEMONSET, "--timeout=10m")
         )
     }
 

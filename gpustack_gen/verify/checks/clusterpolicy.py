@@ -13,15 +13,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...compile.operator import REPO_ADD_COMMAND, helm_upgrade_command, patch_command
+from ...compile.operator import helm_upgrade_command, operator_repo_add, patch_command
 from ...errors import Severity
+from ...shell import all_of
+from .. import commands
 from ..expected import Expected
 from ..model import Finding, differs
 from ..observed import Observed
 
 ID = "clusterpolicy"
 NEEDS = ("clusterpolicy",)
-LIST_COMMAND = "kubectl get clusterpolicies.nvidia.com"
 
 
 def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
@@ -41,8 +42,9 @@ def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
         yield Finding(
             ID, Severity.ERROR, "status.state", differs("status.state", "ready", policy.state), None, None,
             "ready", policy.state,
-            f"{LIST_COMMAND} -o jsonpath='{{.items[0].status}}' and kubectl -n {expected.cluster.operator.namespace} "
-            "logs deploy/gpu-operator say which operand is not ready",
+            commands.run(expected.cluster, "get", "clusterpolicies.nvidia.com", "-o", "jsonpath={.items[0].status}")
+            + " and " + commands.logs(expected.cluster, expected.cluster.operator.namespace, "deploy/gpu-operator")
+            + " say which operand is not ready",
         )  # fmt: skip
 
 
@@ -50,8 +52,9 @@ def _apply(expected: Expected) -> str:
     cluster = expected.cluster
     folder = f"{expected.rendered}/{cluster.name}"
     if cluster.operator.install == "helm":
-        return f"apply the render: {REPO_ADD_COMMAND} && {helm_upgrade_command(cluster, f'{folder}/gpu-operator-values.yaml')}"
-    return f"apply the render: {patch_command(f'{folder}/clusterpolicy-patch.yaml')}"
+        upgrade = helm_upgrade_command(cluster, f"{folder}/gpu-operator-values.yaml")
+        return f"apply the render: {commands.shown(cluster, all_of(operator_repo_add(), upgrade))}"
+    return f"apply the render: {commands.shown(cluster, patch_command(f'{folder}/clusterpolicy-patch.yaml'))}"
 
 
 def _leaves(data: Any, path: str) -> Iterator[tuple[str, Any]]:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import Severity
+from .. import commands
 from ..expected import Expected, RenderedConfigMap
 from ..model import Finding, differs, first_difference
 from ..observed import Observed
@@ -20,9 +21,8 @@ NEEDS = ("configmaps",)
 
 
 def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
-    apply = (
-        f"kubectl apply -k {expected.rendered}/{expected.cluster.name} (gpustack-gen plan gives the restarts it needs)"
-    )
+    cluster = expected.cluster
+    apply = f"{commands.run(cluster, 'apply', '-k', f'{expected.rendered}/{cluster.name}')} (gpustack-gen plan gives the restarts it needs)"
     for rendered in expected.configmaps:
         found = observed.state.configmap(rendered.namespace, rendered.name)
         subject = f"ConfigMap {rendered.namespace}/{rendered.name}"

@@ -11,7 +11,6 @@ A claim's spec cannot change once created, and a ResourceClaim is reserved for e
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,6 +19,9 @@ from ...compile.dra.claims import claim_name, shares_claim
 from ...errors import Severity
 from ...k8s_state import DraObject
 from ...k8s_state.objects import DRA_KINDS
+from ...model.fleet import Cluster
+from ...shell import Command, all_of, kubectl
+from .. import commands
 from ..expected import Expected
 from ..model import Finding, differs, first_difference
 from ..observed import Observed
@@ -33,7 +35,8 @@ _EXACT_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adm
 
 def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
     cluster = expected.cluster
-    apply = f"kubectl apply -k {expected.rendered}/{cluster.name}"
+    apply_folder = kubectl("apply", "-k", f"{expected.rendered}/{cluster.name}")
+    apply = commands.shown(cluster, apply_folder)
     found = {_key(o.kind, o.namespace, o.name): o for o in observed.state.dra or ()}
     rendered = {
         _key(d["kind"], d["metadata"].get("namespace"), d["metadata"]["name"]): d
@@ -52,7 +55,7 @@ def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
             path, want, got = difference
             yield Finding(
                 ID, Severity.ERROR, subject, differs(f"{subject}: {path}", want, got), None, None, want, got,
-                _fix(key, apply),
+                _fix(cluster, key, apply_folder),
             )  # fmt: skip
     yield from _shared_claims(expected, found)
     managed = {key: o for key, o in found.items() if MANAGED_BY.items() <= o.labels.items() and key not in rendered}
@@ -61,7 +64,7 @@ def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
         yield Finding(
             ID, Severity.WARNING, subject, f"{subject}: not in the render", None, None, None, "present",
             "a pool, profile or workload it served is gone; gpustack-gen plan deletes it once no pod uses it: "
-            f"{_delete(key)}",
+            + commands.shown(cluster, _delete(key)),
         )  # fmt: skip
 
 
@@ -83,8 +86,9 @@ def _shared_claims(expected: Expected, found: dict[Key, DraObject]) -> Iterator[
             "share a GPU",
             pool.name, None, pool.sharing.replicas, live.reserved_for,
             f"pods other than {workload.namespace}/{workload.name}'s name the claim, or a rollout runs old and new "
-            "pods at once: no DRA object enforces the pool's replicas; kubectl get resourceclaim -n "
-            f"{workload.namespace} {key[2]} -o jsonpath='{{.status.reservedFor}}' lists them",
+            "pods at once: no DRA object enforces the pool's replicas; "
+            + commands.run(expected.cluster, "get", "resourceclaim", "-n", workload.namespace, key[2], "-o", "jsonpath={.status.reservedFor}")
+            + " lists them",
         )  # fmt: skip
 
 
@@ -117,15 +121,15 @@ def _subject(key: Key) -> str:
     return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
 
 
-def _delete(key: Key) -> str:
+def _delete(key: Key) -> Command:
     kind, namespace, name = key
-    return f"kubectl delete {kind.lower()} {f'-n {namespace} ' if namespace else ''}{shlex.quote(name)}"
+    return kubectl("delete", kind.lower(), *(("-n", namespace) if namespace else ()), name)
 
 
-def _fix(key: Key, apply: str) -> str:
+def _fix(cluster: Cluster, key: Key, apply: Command) -> str:
     if key[0] == "DeviceClass":
-        return f"{apply} (a claim prepared before keeps the config it got: redeploy the pool's workloads)"
+        return f"{commands.shown(cluster, apply)} (a claim prepared before keeps the config it got: redeploy the pool's workloads)"
     return (
         "a claim's spec cannot change once created, and gpustack-gen names each claim after what it asks: this one "
-        f"was changed by hand; once no pod uses it, {_delete(key)} && {apply}"
+        f"was changed by hand; once no pod uses it, {commands.shown(cluster, all_of(_delete(key), apply))}"
     )

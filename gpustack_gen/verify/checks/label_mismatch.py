@@ -7,10 +7,10 @@ the finding is then a warning.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterator
 
 from ...errors import Severity
+from .. import commands
 from ..expected import Expected
 from ..model import Finding, NodeView, differs
 from ..observed import Observed
@@ -26,7 +26,7 @@ def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
                 actual = node.labels.get(label)
                 if actual == value:
                     continue
-                command = f"kubectl label node {shlex.quote(node.name)} {shlex.quote(f'{label}={value}')} --overwrite"
+                command = commands.label_node(expected.cluster, node.name, label, value)
                 hint = (
                     f"{command}, and set it in the pool's node group template; gpustack-gen plan orders label changes"
                 )

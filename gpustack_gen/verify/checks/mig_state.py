@@ -21,6 +21,8 @@ from ...catalog import PRODUCT_LABEL
 from ...compile.artifact import MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
 from ...errors import Severity
 from ...k8s_state import Node
+from ...shell import Command, Pipe, bound_command, kubectl
+from .. import commands
 from ..expected import Expected, PoolExpectation
 from ..model import Finding, differs
 from ..observed import GPU_COUNT_LABEL, Observed, count
@@ -33,16 +35,21 @@ _SINGLE_PRODUCT = re.compile(r"-MIG-(.+?)(-SHARED)?\Z")
 
 
 def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
-    namespace = expected.cluster.operator.namespace
+    cluster = expected.cluster
+    namespace = cluster.operator.namespace
     for pool in expected.pools:
         if MIG_CONFIG_LABEL not in pool.labels:
             continue
         for node in observed.nodes_of(pool):
             state = node.labels.get(MIG_CONFIG_STATE_LABEL)
+            # kubectl logs takes no --field-selector: the node's pod is found by kubectl get, its name piped on
+            find = kubectl(
+                "-n", namespace, "get", "pods", "-l", "app=nvidia-mig-manager",
+                "--field-selector", f"spec.nodeName={node.name}", "-o", "name",
+            )  # fmt: skip
+            logs = Command(("xargs", *bound_command(kubectl("-n", namespace, "logs"), cluster.kube_context).argv))
             retry = (
-                # kubectl logs takes no --field-selector: the node's pod is found by kubectl get
-                f"kubectl -n {namespace} logs $(kubectl -n {namespace} get pods -l app=nvidia-mig-manager "
-                f"--field-selector spec.nodeName={node.name} -o name) "
+                f"{commands.shown(cluster, Pipe((find, logs)))} "
                 "(after the fix, delete that pod to retry; do not switch to another config)"
             )
             if state == "failed":

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...errors import Severity
+from .. import commands
 from ..expected import Expected
 from ..model import Finding
 from ..observed import Observed
@@ -31,7 +32,7 @@ def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
             yield Finding(
                 ID, Severity.ERROR, subject, f"{subject}: absent", None, None, "rolled out", None,
                 "the ClusterPolicy does not enable it, or the Operator cannot create it: "
-                f"kubectl -n {namespace} logs deploy/gpu-operator",
+                + commands.logs(expected.cluster, namespace, "deploy/gpu-operator"),
             )  # fmt: skip
             continue
         text = counts_text(ds)
@@ -43,7 +44,7 @@ def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
         elif not rolled_out(ds):
             yield Finding(
                 ID, Severity.ERROR, subject, f"{subject}: not rolled out ({text})", None, None, "rolled out",
-                counts(ds), pods_hint(ds, observed.state.pods or (), namespace),
+                counts(ds), pods_hint(expected.cluster, ds, observed.state.pods or (), namespace),
             )  # fmt: skip
     for name, why in expected.backend.unwanted_daemonsets(expected.cluster).items():
         ds = daemonsets.get(name)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterator
 
 from ...compile.gpu_operator.nodes import selector_text
 from ...errors import Severity
+from .. import commands
 from ..expected import Expected
 from ..model import Finding, differs
 from ..observed import Observed
@@ -31,7 +31,7 @@ def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
             None,
             pool.pool.nodes,
             len(nodes),
-            f"kubectl get nodes --selector {shlex.quote(selector)} lists them; scale the node group, or change the "
+            f"{commands.run(expected.cluster, 'get', 'nodes', '--selector', selector)} lists them; scale the node group, or change the "
             "pool's nodes or nodeSelector",
         )
     for node, pools in observed.overlaps:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...change.commands import Paths, release_upgrade
 from ...compile.backends import backend_of
 from ...compile.releases import ChartRelease
 from ...errors import Severity
 from ...k8s_state import DaemonSet, Deployment, Pod
+from ...workdir import Paths
+from .. import commands
 from ..expected import Expected
 from ..model import Finding
 from ..observed import Observed
@@ -57,9 +58,10 @@ def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
             elif not rolled_out(workload):
                 yield Finding(
                     ID, Severity.ERROR, subject, f"{subject}: not rolled out ({counts_text(workload)})", None, None,
-                    "rolled out", counts(workload), f"{role}; {pods_hint(workload, pods, release.namespace)}",
+                    "rolled out", counts(workload), f"{role}; {pods_hint(expected.cluster, workload, pods, release.namespace)}",
                 )  # fmt: skip
 
 
 def _install(expected: Expected, release: ChartRelease) -> str:
-    return release_upgrade(expected.cluster, release, Paths(rendered=expected.rendered))
+    path = Paths(rendered=expected.rendered).rendered_file(expected.cluster, release.values_file)
+    return commands.shown(expected.cluster, release.install_commands(path))

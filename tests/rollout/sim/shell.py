@@ -49,23 +49,27 @@ def selector_matches(selector: str, labels: dict[str, str]) -> bool:
     return True
 
 
+LOCAL_HELM = (["repo", "add"], ["repo", "update"])  # commands that change only this machine
+
+
 class Shell:
-    def __init__(self, cluster: Cluster, cwd: Path) -> None:
+    def __init__(self, cluster: Cluster, cwd: Path, context: str) -> None:
         self.cluster = cluster
         self.cwd = cwd
+        self.context = context  # the kube context that reaches ``cluster``
         self.workloads: dict[str, dict[str, Any]] = {}  # namespace/name -> last applied fragment
         self.replicas: dict[str, int] = {}  # namespace/name -> pods, as the fleet being rolled out says
         self.repositories: dict[str, str] = {}  # `helm repo add` name -> URL: none on a fresh machine
 
     def run(self, line: str) -> None:
         for command in line.split(" && "):
-            self._run(shlex.split(command))
+            self._run(self._words(command))
         self.cluster.settle()
 
     def check(self, line: str) -> None:
         """A step's verify: waits and diffs must pass; listings are shown to a person, not checked."""
         for command in line.split(" && "):
-            words = shlex.split(command)
+            words = self._words(command)
             if words[:2] in (["kubectl", "wait"], ["kubectl", "rollout"], ["kubectl", "diff"]):
                 self._run(words)
             elif words[:2] == ["test", "-z"]:
@@ -75,6 +79,21 @@ class Shell:
         self.cluster.settle()
 
     # --- dispatch -------------------------------------------------------------------------------
+
+    def _words(self, command: str) -> list[str]:
+        """The command's words without the flag that names its cluster, which must be this shell's: kubectl's
+        global ``--context`` and helm's ``--kube-context`` (pkg/cli/environment.go). A kubectl or cluster-reaching
+        helm command naming none would run against whatever context is current: the model refuses it."""
+        words = shlex.split(command)
+        flag = {"kubectl": "--context", "helm": "--kube-context"}.get(words[0])
+        if flag is None or (words[0] == "helm" and words[1:3] in LOCAL_HELM):
+            return words
+        if flag not in words:
+            raise SimulationError(f"{command!r} names no kube context: it runs against the current one")
+        index = words.index(flag)
+        if words[index + 1] != self.context:
+            raise SimulationError(f"{command!r} runs against context {words[index + 1]}, not {self.context}")
+        return words[:index] + words[index + 2 :]
 
     def _run(self, words: list[str]) -> None:
         head = words[:2]
@@ -329,8 +348,8 @@ class Shell:
 
     def _test_empty(self, substitution: str) -> None:
         """``test -z "$(kubectl get nodes --selector S -o name)"``: fails while a node matches S."""
-        match = re.fullmatch(r"\$\((.*) \|\| echo kubectl failed\)", substitution)
-        words = shlex.split(match.group(1)) if match else []
+        match = re.fullmatch(r"\$\((.*) \|\| echo 'kubectl failed'\)", substitution)
+        words = self._words(match.group(1)) if match else []
         if words[:3] != ["kubectl", "get", "nodes"] or self._option(words, "-o") != "name":
             raise SimulationError(f"the model cannot test {substitution!r}")
         found = self._nodes(self._option(words, "--selector"))

@@ -27,8 +27,8 @@ from ruamel.yaml import YAML
 from gpustack_gen import render
 from gpustack_gen.catalog import get_gpu
 from gpustack_gen.change import Action, Step, analyse
-from gpustack_gen.change.commands import Paths
 from gpustack_gen.model import Fleet
+from gpustack_gen.workdir import Paths
 
 from . import helm
 from .cluster import (
@@ -64,7 +64,7 @@ class Simulation:
         render(old, [cluster]).write(workdir / "old-rendered")
         render(new, [cluster]).write(workdir / "rendered")
         self.cluster = Cluster(upstream, self.new.operator.namespace)
-        self.shell = Shell(self.cluster, workdir)
+        self.shell = Shell(self.cluster, workdir, self.new.kube_context)
         self.shell.replicas = {f"{w.namespace}/{w.name}": w.replicas for w in self.old.workloads}
         self.report = Report()
         self._add_nodes()
@@ -158,20 +158,20 @@ class Simulation:
         return self.report
 
     def _step(self, step: Step, both: set[str]) -> None:
-        where = f"step {self.report.steps_run + 1} ({step.action.value}: {step.command})"
+        where = f"step {self.report.steps_run + 1} ({step.action.value}: {step.command_text})"
         if step.action is Action.LABEL_NODES and step.pool in self.joining:
             self._join(self.joining.pop(step.pool))
         try:
             if step.command is None:
                 self._manual(step)
             else:
-                self.shell.run(step.command)
-            if step.pool in self.replacing and step.command and "--for=delete nodes" in step.command:
+                self.shell.run(step.command_text or "")
+            if step.pool in self.replacing and "--for=delete nodes" in (step.command_text or ""):
                 if any(n.pool == step.pool for n in self.cluster.nodes.values()):
                     raise SimulationError(f"pool {step.pool}'s old nodes are still there")
                 self._join(self.replacing.pop(step.pool), template_labels=True)
             if step.verify is not None:
-                self.shell.check(step.verify)
+                self.shell.check(step.verify_text or "")
             self._check_labels()
             self._check_pools_advertise(both)
         except SimulationError as error:
