@@ -134,3 +134,12 @@ def test_each_cluster_is_read_through_its_kube_context(tmp_path: Path) -> None:
         result = CliRunner().invoke(main, ["verify", str(fleet), "--all", "--kubeconfig", str(kubeconfig)])
     assert "== cluster train (context train-admin) ==" in result.stdout
     assert "kubectl --context train-admin " in result.stdout
+
+
+def test_the_docs_show_the_table_this_scenario_prints(tmp_path: Path) -> None:
+    from verify_helpers import ROOT
+
+    _, out, _ = run_all(tmp_path, folders(tmp_path))
+    page = (ROOT / "docs" / "verify.md").read_text(encoding="utf-8")
+    table = out.splitlines()[2:6]
+    assert "\n".join(table) in page
