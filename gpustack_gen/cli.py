@@ -491,13 +491,20 @@ def plan(
 
 @main.command()
 @click.argument("fleet", type=click.Path(dir_okay=False))
-@click.option("--cluster", "cluster_name", required=True, help="The cluster of FLEET to check.")
+@click.option("--cluster", "cluster_name", help="The cluster of FLEET to check.")
+@click.option(
+    "--all",
+    "every_cluster",
+    is_flag=True,
+    help="Check every cluster of FLEET, each through its own kube context: one summary table, each cluster's "
+    "report, the worst exit code.",
+)
 @click.option(
     "--from",
     "state_dir",
     type=click.Path(file_okay=False),
     help="Read the cluster from the kubectl output in this folder (nodes.json, clusterpolicy.json, configmaps.json, "
-    "operator.json, and hami.json on HAMi; each optional) instead of the API.",
+    "operator.json, events.json, and hami.json on HAMi; each optional) instead of the API.",
 )
 @click.option(
     "--kubeconfig", type=click.Path(dir_okay=False), help="Kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."
@@ -526,23 +533,34 @@ def verify(
     context_name: str | None,
     rendered: str,
     output_format: str,
+    every_cluster: bool,
 ) -> None:
     """Check a running cluster against FLEET, node by node: what each pool's nodes advertise (and register with HAMi),
     their labels and GPU, the ClusterPolicy, the ConfigMaps, the Operator's DaemonSets and HAMi's workloads; each
     finding says the likely cause and the fix.
 
     Read-only: it only lists and gets; without --from it runs the kubeconfig's exec credential plugin, as kubectl
-    does. Exit 0 when the cluster matches; 1 when a finding is an error; 2 on bad
-    input or an unreachable cluster.
+    does. Exit 0 when the cluster matches; 1 when a finding is an error; 4 when nothing differs but nodes
+    mid-rollout (MIG repartitioning, a driver upgrade, cordoned); 2 on bad input or an unreachable cluster. See
+    docs/verify.md.
 
     \b
     gpustack-gen verify fleet.yaml --cluster prod                 # context prod (the cluster's kubeContext)
     gpustack-gen verify fleet.yaml --cluster prod --from state/   # kubectl output (docs/reference/verify-inputs.md)
+    gpustack-gen verify fleet.yaml --all                          # every cluster, each through its own context
     """
     from .verify import read_state_dir, verify_cluster
     from .verify.report import VERIFY_REPORTS, ReportContext
 
     loaded = _load(fleet)
+    if every_cluster:
+        if cluster_name is not None or state_dir is not None or context_name is not None:
+            raise click.UsageError(
+                "--all reads every cluster through its own context: give no --cluster, --from or --context"
+            )
+        _verify_every_cluster(loaded, fleet, kubeconfig, rendered, output_format)
+    if cluster_name is None:
+        raise click.UsageError("give --cluster NAME, or --all")
     cluster = loaded.cluster(cluster_name)
     if cluster is None:
         names = ", ".join(c.name for c in loaded.clusters)
@@ -567,6 +585,26 @@ def verify(
         json_text=output_format == "json",
         styled=context.color,
     )
+    sys.exit(result.exit_code)
+
+
+def _verify_every_cluster(loaded: Fleet, fleet: str, kubeconfig: str | None, rendered: str, output_format: str) -> None:
+    from .verify import verify_cluster
+    from .verify.fleet_report import FLEET_REPORTS
+    from .verify.fleet_run import kube_context_of, verify_fleet
+    from .verify.live import read_live_state
+    from .verify.report import ReportContext
+
+    if output_format not in FLEET_REPORTS:
+        raise click.UsageError(f"--all reports as {' or '.join(FLEET_REPORTS)}, not {output_format}")
+    result = verify_fleet(
+        loaded.clusters,
+        kube_context_of,
+        lambda cluster, context: read_live_state(cluster, kubeconfig=kubeconfig, context=context),
+        lambda cluster, state: verify_cluster(cluster, state, fleet_label=fleet, rendered=rendered),
+        fleet_label=fleet,
+    )
+    click.echo(FLEET_REPORTS[output_format](result, ReportContext(color=_colored(output_format))), nl=False)
     sys.exit(result.exit_code)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .versions import find_release
+from .versions import GPU_TAINT_TOLERATION, Toleration, find_release
 
 # The driver feature gates gpustack-gen turns on, by the sharing strategy that needs them
 # (api/nvidia.com/resource/v1beta1/validate.go: a strategy whose gate is off is refused).
@@ -30,6 +30,8 @@ class DraDriverVersion:
     verified: bool  # True where the chart's values.yaml and feature gates are in ../shared/upstream/dra-driver/
     gates: frozenset[str]  # driver feature gates it knows (pkg/featuregates/featuregates.go)
     kubernetes_prerequisite: str | None = None  # the Kubernetes version its prerequisites page names
+    # kubeletPlugin.tolerations by default (values.yaml), which a value of ours replaces
+    kubelet_plugin_tolerations: tuple[Toleration, ...] = ()
 
     @property
     def oci(self) -> bool:
@@ -68,6 +70,9 @@ _GATES_25_12 = frozenset(
     }
 )
 _GATES_0_4 = _GATES_25_12 | {"DeviceMetadata"}
+# kubeletPlugin.tolerations: [] in 25.12.0 (deployments/helm/nvidia-dra-driver-gpu/values.yaml:222); nvidia.com/gpu
+# Exists NoSchedule in 0.4.1 (added in bd9820f9; values.yaml:262-265), taken to hold for 0.4.0 as well (unverified:
+# an extra toleration of a taint the nodes lack is harmless).
 
 # Release order. v0.4.0 has no chart files in ../shared/upstream; its install guide names the same chart
 # and registry as v0.4.1 (dra-driver/v0.4.1/docs/install.md, `--version 0.4.0`).
@@ -80,6 +85,7 @@ DRA_VERSIONS: tuple[DraDriverVersion, ...] = (
         verified=False,
         gates=_GATES_0_4,
         kubernetes_prerequisite="1.34.2",
+        kubelet_plugin_tolerations=(GPU_TAINT_TOLERATION,),
     ),
     DraDriverVersion(
         "0.4.1",
@@ -88,6 +94,7 @@ DRA_VERSIONS: tuple[DraDriverVersion, ...] = (
         verified=True,
         gates=_GATES_0_4,
         kubernetes_prerequisite="1.34.2",
+        kubelet_plugin_tolerations=(GPU_TAINT_TOLERATION,),
     ),
 )
 NEWEST_DRA: DraDriverVersion = DRA_VERSIONS[-1]

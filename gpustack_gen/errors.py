@@ -18,6 +18,7 @@ class ExitCode(IntEnum):
     DIFFERS = 1  # differences or findings (render --check, diff --exit-code, plan with errors, lint errors)
     INVALID = 2  # invalid input, usage or output error
     INTERNAL = 3  # a bug
+    IN_PROGRESS = 4  # verify: nothing differs but nodes mid-rollout (MIG repartitioning, a driver upgrade, cordoned)
 
 
 # Problems reported of one input at most, and printed at most: a hostile file of millions of bad items must not

@@ -15,6 +15,9 @@ HAMI_REPOSITORY_NAME = "hami-charts"
 HAMI_CHART = "hami"
 HAMI_RELEASE = "hami"
 HAMI_NAMESPACE = "kube-system"  # where upstream installs it (README.md: helm install ... -n kube-system)
+# The kube-scheduler image HAMi's scheduler pod runs, the Kubernetes project's own; the chart defaults to a mirror,
+# registry.cn-hangzhou.aliyuncs.com with google_containers/kube-scheduler (charts/hami/values.yaml:94-97).
+DEFAULT_SCHEDULER_IMAGE = "registry.k8s.io/kube-scheduler"
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,23 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import NamedTuple, Protocol, TypeVar
 
 VersionTuple = tuple[int, int, int]
+
+
+# The toleration NVIDIA's charts give their node operands by default: the Operator's daemonsets.tolerations in every
+# known version (NVIDIA/gpu-operator@v23.9.2 deployments/gpu-operator/values.yaml:31-34; v25.3.3 :39-42; v26.7.0
+# :45-48), the DRA driver 0.4.1's kubeletPlugin.tolerations.
+class Toleration(NamedTuple):
+    """A chart's default toleration (hashable, as the version tables are)."""
+
+    key: str
+    operator: str
+    effect: str
+
+
+GPU_TAINT_TOLERATION = Toleration("nvidia.com/gpu", "Exists", "NoSchedule")
 
 _VERSION_RE = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
 

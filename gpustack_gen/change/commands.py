@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..compile.artifact import (
     DEVICE_PLUGIN_DAEMONSET,
+    DRIVER_UPGRADE_STATE_LABEL,
     MIG_CONFIG_LABEL,
     MIG_CONFIG_STATE_LABEL,
     MIG_MANAGER_DAEMONSET,
@@ -28,7 +29,6 @@ from ..workdir import Paths
 VALIDATOR_DAEMONSET = "daemonset/nvidia-operator-validator"
 OPERATOR_DEPLOYMENT = "deployment/gpu-operator"
 CLUSTER_POLICY = "clusterpolicies.nvidia.com/cluster-policy"
-DRIVER_UPGRADE_STATE_LABEL = "nvidia.com/gpu-driver-upgrade-state"
 DRIVER_VERSION_LABEL = "nvidia.com/cuda.driver-version.full"  # GFD: the version the loaded driver reports
 GPU_NODES = "nvidia.com/gpu.present=true"  # GFD's label of every node with an NVIDIA GPU
 # The kubelet refreshes ConfigMap volumes on its sync loop (1 min by default) plus its cache's delay.

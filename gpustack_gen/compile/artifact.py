@@ -14,6 +14,7 @@ MANAGED_BY = {"app.kubernetes.io/managed-by": "gpustack-gen"}
 DEVICE_PLUGIN_LABEL = "nvidia.com/device-plugin.config"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 MIG_CONFIG_STATE_LABEL = "nvidia.com/mig.config.state"
+DRIVER_UPGRADE_STATE_LABEL = "nvidia.com/gpu-driver-upgrade-state"  # the Operator's driver upgrade controller's
 # Operator operands that load the device-plugin ConfigMap only when they start (or on SIGHUP from their
 # config-manager, which acts on label changes only): a content change needs them restarted. GFD reads the
 # same config to label the node (nvidia.com/gpu.replicas, -SHARED) and the MPS daemon runs its MPS servers.

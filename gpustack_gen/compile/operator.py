@@ -6,15 +6,18 @@ from typing import Any
 
 from ..model.fleet import Cluster, DriverUpgrade
 from ..shell import Command, Script, helm, kubectl, lines_in, text_in
+from ..versions import GPU_TAINT_TOLERATION
 from .artifact import DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET, Artifact
 from .backends import backend_of
 from .releases import repo_add_command
+from .tolerations import operand_tolerations
 
 CHART = "gpu-operator"
 HELM_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
 HELM_REPOSITORY_NAME = "nvidia"
 RELEASE_NAME = "gpu-operator"
 VALUES_FILE = "gpu-operator-values.yaml"
+OPERAND_TOLERATIONS = (GPU_TAINT_TOLERATION,)  # daemonsets.tolerations by default, in every known chart
 
 
 def operator_repo_add() -> Script:
@@ -88,6 +91,9 @@ def operator_settings(cluster: Cluster) -> dict[str, Any]:
         "toolkit": {"enabled": operator.toolkit_enabled},
         "mig": {"strategy": cluster.mig_strategy},
     }
+    tolerations = operand_tolerations(cluster, OPERAND_TOLERATIONS)
+    if tolerations is not None:  # the operands run on every GPU node, whatever its pool's taints
+        settings["daemonsets"] = {"tolerations": tolerations}
     for key, value in backend_of(cluster).operator_values(cluster).items():
         settings[key] = {**settings.get(key, {}), **value}
     return settings

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.fleet import Cluster, Workload
+from .tolerations import toleration
 
 
 def limits_values(cluster: Cluster, workload: Workload) -> dict[str, Any]:
@@ -21,13 +22,5 @@ def scheduling(cluster: Cluster, workload: Workload, resources: dict[str, Any]) 
     }
     if requests:
         resources = {**resources, "requests": requests}
-    tolerations = [
-        {
-            "key": t.key,
-            "operator": "Equal" if t.value is not None else "Exists",
-            **({"value": t.value} if t.value else {}),
-            "effect": t.effect,
-        }
-        for t in pool.taints
-    ]
+    tolerations = [toleration(t) for t in pool.taints]
     return {"resources": resources, "nodeSelector": dict(pool.node_selector), "tolerations": tolerations}

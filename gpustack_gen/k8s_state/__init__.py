@@ -2,7 +2,7 @@
 
 One home for every reader of cluster state: ``import`` reads its nodes, ConfigMaps and ClusterPolicy here,
 and ``verify`` reads nodes, the ClusterPolicy, ConfigMaps, DaemonSets, Deployments, pods and the DRA objects
-(ResourceSlices, DeviceClasses, claims) here, from files or from the API. :mod:`.load` parses text into
+(ResourceSlices, DeviceClasses, claims) and the Operator namespace's events here, from files or from the API. :mod:`.load` parses text into
 located documents, :mod:`.read` opens lists and dispatches each object by (apiVersion, kind) to its reader in
 :mod:`.objects`.
 """
@@ -17,6 +17,7 @@ from .objects import (
     Deployment,
     Device,
     DraObject,
+    Event,
     KubeObject,
     Node,
     Pod,
@@ -34,6 +35,7 @@ __all__ = [
     "Device",
     "Document",
     "DraObject",
+    "Event",
     "InputSource",
     "InputText",
     "KubeObject",

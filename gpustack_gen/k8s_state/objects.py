@@ -83,6 +83,9 @@ class ContainerState:
     restarts: int
     waiting: str | None  # the reason it waits: CrashLoopBackOff, CreateContainerError...
     last_exit: str | None  # how its last run ended: "exit code 1 (Error)"
+    message: str | None = None  # why it waits, as the kubelet says it (state.waiting.message)
+    exit_message: str | None = None  # what its last run left (lastState/state.terminated.message)
+    ran: bool = True  # it has run at least once: a container that never did has no logs, only describe and events
 
     @property
     def failing(self) -> bool:
@@ -93,6 +96,11 @@ class ContainerState:
     def trouble(self) -> str:
         """Why it is not ready, as messages name it: ``CrashLoopBackOff, exit code 1 (Error)``."""
         return ", ".join(reason for reason in (self.waiting, self.last_exit) if reason)
+
+    @property
+    def messages(self) -> tuple[str, ...]:
+        """What the kubelet and its last run said, as given."""
+        return tuple(text for text in (self.message, self.exit_message) if text)
 
 
 @dataclass(frozen=True)
@@ -154,9 +162,23 @@ class DraObject:
     allocated_on: tuple[str, ...] = ()  # a ResourceClaim's status.allocation: the pools (nodes) of its devices
 
 
+@dataclass(frozen=True)
+class Event:
+    """A core v1 Event: what happened to an object (``Failed``, ``BackOff``...) and the message that says why."""
+
+    namespace: str | None
+    object_kind: str | None  # involvedObject.kind: Pod, Node...
+    object_name: str | None
+    reason: str | None
+    message: str | None
+    type: str | None  # Normal or Warning
+    count: int
+    where: Where
+
+
 _W = TypeVar("_W", bound=_Workload)
 
-KubeObject = Node | ConfigMap | ClusterPolicy | DaemonSet | Deployment | Pod | ResourceSlice | DraObject
+KubeObject = Node | ConfigMap | ClusterPolicy | DaemonSet | Deployment | Pod | ResourceSlice | DraObject | Event
 Reader = Callable[[dict[str, Any], Where], "KubeObject | str"]
 
 
@@ -340,18 +362,23 @@ def read_pod(data: dict[str, Any], where: Where) -> Pod | str:
 
 
 def _container(status: dict[str, Any], init: bool) -> ContainerState:
-    waiting = _mapping(_mapping(status, "state"), "waiting").get("reason")
-    last = _mapping(_mapping(status, "lastState"), "terminated") or _mapping(_mapping(status, "state"), "terminated")
+    state = _mapping(status, "state")
+    waiting = _mapping(state, "waiting")
+    last = _mapping(_mapping(status, "lastState"), "terminated") or _mapping(state, "terminated")
     last_exit = None
     if last and last.get("exitCode") not in (None, 0):
         last_exit = f"exit code {last.get('exitCode')}" + (f" ({last['reason']})" if _text(last.get("reason")) else "")
+    restarts = _count(status.get("restartCount"))
     return ContainerState(
         name=str(status.get("name") or ""),
         init=init,
         ready=status.get("ready") is True,
-        restarts=_count(status.get("restartCount")),
-        waiting=_text(waiting),
+        restarts=restarts,
+        waiting=_text(waiting.get("reason")),
         last_exit=last_exit,
+        message=_text(waiting.get("message")),
+        exit_message=_text(last.get("message")),
+        ran=bool(last or _mapping(state, "running") or restarts),
     )
 
 
@@ -441,6 +468,23 @@ def read_dra_object(data: dict[str, Any], where: Where) -> DraObject | str:
     )
 
 
+def read_event(data: dict[str, Any], where: Where) -> Event | str:
+    meta = metadata(data)
+    involved = _mapping(data, "involvedObject")
+    if not involved:
+        return "an Event without involvedObject"
+    return Event(
+        namespace=_text(meta.get("namespace")) or _text(involved.get("namespace")),
+        object_kind=_text(involved.get("kind")),
+        object_name=_text(involved.get("name")),
+        reason=_text(data.get("reason")),
+        message=_text(data.get("message")),
+        type=_text(data.get("type")),
+        count=_count(data.get("count")) or 1,
+        where=where,
+    )
+
+
 # resource.k8s.io per Kubernetes minor: v1beta1 from 1.32 (a slice's device attributes under `basic`), v1beta2 from
 # 1.33, v1 from 1.34 (k8s.io/api resource/*/types.go); kubectl writes the version the API server prefers.
 RESOURCE_API_VERSIONS = ("resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1")
@@ -450,6 +494,7 @@ READERS: dict[tuple[str, str], Reader] = {
     ("v1", "Node"): read_node,
     ("v1", "ConfigMap"): read_configmap,
     ("v1", "Pod"): read_pod,
+    ("v1", "Event"): read_event,
     ("apps/v1", "DaemonSet"): read_daemonset,
     ("apps/v1", "Deployment"): read_deployment,
     ("nvidia.com/v1", "ClusterPolicy"): read_clusterpolicy,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..catalog import GpuModel, builtin_mig_config
 from ..dra_versions import NEWEST_DRA, DraDriverVersion
 from ..errors import Problem
-from ..hami_versions import HAMI_NAMESPACE, NEWEST_HAMI, HamiVersion
+from ..hami_versions import DEFAULT_SCHEDULER_IMAGE, HAMI_NAMESPACE, NEWEST_HAMI, HamiVersion
 from ..versions import OperatorVersion, parse_version
 
 if TYPE_CHECKING:
@@ -204,6 +204,7 @@ class HamiConfig:
 
     release: HamiVersion = NEWEST_HAMI
     namespace: str = HAMI_NAMESPACE
+    scheduler_image: str = DEFAULT_SCHEDULER_IMAGE  # the kube-scheduler image, without its tag
 
 
 DEFAULT_DRA_NAMESPACE = "nvidia-dra-driver-gpu"  # as NVIDIA's DRA install guide and the upgrade guide name it
@@ -303,6 +304,7 @@ class Cluster:
     default_sharing: str = DEFAULT_SHARING_AUTO  # auto | none | a pool name: what nodes without the label get
     retired: Retired = Retired()
     backend: str = "gpu-operator"  # what advertises the GPUs (model/backends): gpu-operator | hami | dra
+    container_runtime_version: str | None = None  # of the runtime on the GPU nodes; None: not stated
     hami: HamiConfig = HamiConfig()
     dra: DraConfig = DraConfig()
     node_group_provider: str | None = None  # karpenter | eksctl | gke | aks | cluster-api: node-groups/ fragments

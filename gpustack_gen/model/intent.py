@@ -585,6 +585,10 @@ class RetiredConfigs(_Model):
     )
 
 
+# registry[:port]/repository, lower case, no tag or digest (the chart adds the tag).
+IMAGE_WITHOUT_TAG = r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)+$"
+
+
 class HamiSettings(_Model):
     """The HAMi chart (backend hami)."""
 
@@ -594,6 +598,13 @@ class HamiSettings(_Model):
     )
     namespace: DnsLabel | None = Field(
         default=None, description="Namespace of the HAMi release (default kube-system, as upstream installs it)."
+    )
+    schedulerImage: Annotated[str, Field(max_length=255, pattern=IMAGE_WITHOUT_TAG)] | None = Field(
+        default=None,
+        description="The kube-scheduler image HAMi's scheduler runs beside its own, without a tag (the chart tags it "
+        "with the cluster's Kubernetes version), e.g. registry.example.com/mirror/kube-scheduler. Default: "
+        "registry.k8s.io/kube-scheduler, the Kubernetes project's; the chart's own default is a mirror "
+        "(registry.cn-hangzhou.aliyuncs.com/google_containers/kube-scheduler).",
     )
 
 
@@ -670,6 +681,12 @@ class ClusterSettings(_Model):
     )
     container_runtime: Literal["containerd", "cri-o"] | None = Field(
         default=None, description="Container runtime of the GPU nodes (default containerd)."
+    )
+    container_runtime_version: Annotated[str, Field(pattern=r"^[0-9]{1,4}\.[0-9]{1,4}(\.[0-9]{1,6})?$")] | None = Field(
+        default=None,
+        description='Version of that runtime on the GPU nodes, quoted: "1.29.1" (kubectl get nodes -o wide, '
+        "CONTAINER-RUNTIME). Where CDI is on by default (CRI-O 1.27+, containerd 2.0+), backend dra needs no CDI "
+        "switch of the Operator.",
     )
     mig: MigSettings | None = Field(default=None, description="How MIG devices are advertised.")
     operator: OperatorSettings | None = Field(default=None, description="GPU Operator chart settings.")

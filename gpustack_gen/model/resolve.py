@@ -14,7 +14,13 @@ from typing import Any, TypeVar
 from ..catalog import get_gpu, suggest_gpus
 from ..dra_versions import NEWEST_DRA, UnknownDraVersion, require_dra_version
 from ..errors import Problem, Severity
-from ..hami_versions import HAMI_NAMESPACE, NEWEST_HAMI, UnknownHamiVersion, require_hami_version
+from ..hami_versions import (
+    DEFAULT_SCHEDULER_IMAGE,
+    HAMI_NAMESPACE,
+    NEWEST_HAMI,
+    UnknownHamiVersion,
+    require_hami_version,
+)
 from ..suggest import suggest
 from ..versions import (
     NEWEST_OPERATOR,
@@ -224,6 +230,7 @@ def resolve_cluster(
         kube_context=spec.kube_context or spec.name,
         kubernetes=str(kubernetes or ""),
         container_runtime=runtime or "containerd",
+        container_runtime_version=setting("container_runtime_version")[0],
         mig_strategy=mig_strategy or "single",
         operator=operator,
         pools=tuple(pools),
@@ -264,7 +271,9 @@ def _gpu_memory_mib(workload: intent.Workload, path: PathKey, report: Report) ->
 
 
 def _resolve_hami(report: Report, setting: Any) -> HamiConfig:
-    return HamiConfig(*_backend_chart(report, setting, "hami", NEWEST_HAMI, require_hami_version, HAMI_NAMESPACE))
+    release, namespace = _backend_chart(report, setting, "hami", NEWEST_HAMI, require_hami_version, HAMI_NAMESPACE)
+    image, _ = setting("hami", "schedulerImage")
+    return HamiConfig(release, namespace, image or DEFAULT_SCHEDULER_IMAGE)
 
 
 _Release = TypeVar("_Release")

@@ -40,7 +40,12 @@ DRIVER_VALUES_SCHEMA: Mapping[str, Any] = {
             "resourceApiVersion": {"enum": list(RESOURCE_API_VERSIONS)},
             "resources": _object({"gpus": _object({"enabled": _BOOL}), "computeDomains": _object({"enabled": _BOOL})}),
             "featureGates": {"type": "object", "additionalProperties": _BOOL},
-            "kubeletPlugin": _object({"nodeSelector": {"type": "object", "additionalProperties": {"type": "string"}}}),
+            "kubeletPlugin": _object(
+                {
+                    "nodeSelector": {"type": "object", "additionalProperties": {"type": "string"}},
+                    "tolerations": {"type": "array", "items": {"type": "object"}},
+                }
+            ),
         },
         ("nvidiaDriverRoot", "gpuResourcesEnabledOverride", "resourceApiVersion", "resources", "featureGates"),
     ),

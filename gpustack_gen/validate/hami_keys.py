@@ -36,6 +36,9 @@ KEY_SCHEMAS: Mapping[str, Mapping[str, Any]] = {
     "devicePlugin.nodeConfiguration.config": {"type": "string"},
     "devicePlugin.runtimeClassName": _STRING,
     "devicePlugin.gpuOperatorToolkitReady.enabled": {"type": "boolean"},
+    "devicePlugin.tolerations": {"type": "array", "items": {"type": "object"}},
+    "scheduler.kubeScheduler.image.registry": _STRING,
+    "scheduler.kubeScheduler.image.repository": _STRING,
     "scheduler.defaultSchedulerPolicy.nodeSchedulerPolicy": _POLICY,
     "scheduler.defaultSchedulerPolicy.gpuSchedulerPolicy": _POLICY,
 }

@@ -49,6 +49,7 @@ _SHARED_KEYS = (
     KeyGate("devicePlugin.config.default"),
     KeyGate("migManager.config.name"),
     KeyGate("migManager.config.default"),
+    KeyGate("daemonsets.tolerations"),
 )
 
 # The chart's gpuPodDeletion is the ClusterPolicy's podDeletion (gpu-operator templates/clusterpolicy.yaml).

@@ -142,6 +142,12 @@ KEY_DOCS: Mapping[str, KeyDoc] = {
         "Settable on the ClusterPolicy only: the chart does not render the value.",
         {"type": "string", "pattern": "^/", "x-pattern-description": "an absolute path such as /run/nvidia/mps"},
     ),
+    "daemonsets": KeyDoc("Settings shared by every operand DaemonSet.", _OBJECT),
+    "daemonsets.tolerations": KeyDoc(
+        "Tolerations of every operand (driver, toolkit, device plugin, GFD...): the chart's nvidia.com/gpu "
+        "NoSchedule toleration plus one per pool taint it does not tolerate; a list replaces the chart's whole.",
+        {"type": "array", "items": {"type": "object"}},
+    ),
     "migManager": KeyDoc("The MIG manager DaemonSet, which applies mig-parted configs.", _OBJECT),
     "migManager.config": KeyDoc("The mig-parted config ConfigMap to use.", _OBJECT),
     "migManager.config.name": KeyDoc(

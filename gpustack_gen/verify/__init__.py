@@ -8,23 +8,28 @@
     cluster = fleet.cluster("prod")
     state = read_state_dir(Path("state"), cluster)      # or verify.live.read_live_state(cluster, ...)
     result = verify_cluster(cluster, state, fleet_label="fleet.yaml")
-    result.exit_code                # 0: the cluster matches; 1: an error finding
+    result.exit_code                # 0: the cluster matches; 1: an error finding; 4: only nodes mid-rollout differ
 
 Each node is matched to the pool whose ``nodeSelector`` it satisfies; the checks of
 :mod:`gpustack_gen.verify.checks` compare it with what the fleet says (:mod:`.expected`). The library
-never prints or exits; reports are in :mod:`.report`.
+never prints or exits; reports are in :mod:`.report`. A node in a step a rollout passes through (MIG
+repartitioning, a driver upgrade, cordoned: :mod:`.in_progress`) is reported in progress, and what that step
+accounts for on it is a warning, not an error.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from ..errors import FleetError, Problem, Severity
 from ..model.fleet import Cluster
 from .backends import VERIFY_BACKENDS, verify_backend
 from .checks import CHECKS
 from .expected import Expected, expected_state
+from .in_progress import InProgress, node_in_progress
 from .model import Finding
 from .observed import Observed, observe, offered
-from .result import NodeStatus, PoolSummary, Skipped, Tally, VerifyResult
+from .result import NodeProgress, NodeStatus, PoolSummary, Skipped, Tally, VerifyResult
 from .state import REGISTRATION, ClusterState, StatePart, read_state_dir, state_parts
 
 __all__ = ["ClusterState", "StatePart", "VerifyResult", "read_state_dir", "state_parts", "verify_cluster"]
@@ -57,13 +62,40 @@ def verify_cluster(
             skipped.append(Skipped(check.ID, "; ".join(state.missing.get(p, f"{p} not read") for p in absent)))
             continue
         findings.extend(check.findings(expected, observed))
+    progress = _in_progress(expected, observed) if state.nodes is not None else {}
+    findings = [_as_in_progress(finding, progress) for finding in findings]
     registered = all(state.has(part) for part in backend.REGISTRATION_PARTS)
-    pools = _summaries(expected, observed, findings, registered) if state.nodes is not None else None
-    return VerifyResult(fleet_label, cluster.name, state.source, pools, tuple(findings), tuple(skipped))
+    pools = _summaries(expected, observed, findings, registered, progress) if state.nodes is not None else None
+    rollouts = tuple(NodeProgress(pool, node, step.state, step.ends) for (pool, node), step in sorted(progress.items()))
+    return VerifyResult(fleet_label, cluster.name, state.source, pools, tuple(findings), tuple(skipped), rollouts)
+
+
+def _in_progress(expected: Expected, observed: Observed) -> dict[tuple[str, str], InProgress]:
+    """(pool, node) -> the rollout step each node of a pool is in, for those in one."""
+    found = {}
+    for pool in expected.pools:
+        for node in observed.nodes_of(pool):
+            step = node_in_progress(expected.cluster, node)
+            if step is not None:
+                found[(pool.name, node.name)] = step
+    return found
+
+
+def _as_in_progress(finding: Finding, progress: dict[tuple[str, str], InProgress]) -> Finding:
+    """A finding on a node mid-rollout that its rollout step accounts for is a warning saying so."""
+    step = progress.get((finding.pool or "", finding.node or ""))
+    if step is None or finding.check not in step.explains:
+        return finding
+    hint = f"in progress: {step.state}; ends {step.ends}" + (f"; if not: {finding.hint}" if finding.hint else "")
+    return replace(finding, severity=Severity.WARNING, hint=hint)
 
 
 def _summaries(
-    expected: Expected, observed: Observed, findings: list[Finding], registered: bool
+    expected: Expected,
+    observed: Observed,
+    findings: list[Finding],
+    registered: bool,
+    progress: dict[tuple[str, str], InProgress],
 ) -> tuple[PoolSummary, ...]:
     """Per pool, its nodes and what they offer; without the registration's parts, only what the allocatable shows."""
     failing = {(f.pool, f.node) for f in findings if f.severity is Severity.ERROR and f.node is not None}
@@ -75,6 +107,7 @@ def _summaries(
                 node.name,
                 (pool.name, node.name) not in failing,
                 {r: n for r, n in offered(expected, pool, node, observed.state).items() if r in shown},
+                step.state if (step := progress.get((pool.name, node.name))) is not None else None,
             )
             for node in observed.nodes_of(pool)
         )

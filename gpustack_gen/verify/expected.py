@@ -5,7 +5,8 @@ node advertises in its allocatable (``Cluster.allocatable_per_node``) and what i
 (``Cluster.resources_per_node``: on HAMi also GPU memory and cores, which the node registers in an
 annotation; on the DRA driver the devices of its DeviceClasses, which it publishes in ResourceSlices). Per
 cluster: the rendered ClusterPolicy patch and ConfigMaps (``compile_cluster``), and the other objects the
-backend renders (DeviceClasses, claims). GPU models and their product labels come from the catalog.
+backend renders (DeviceClasses, claims). The patch is compared as the API server stores it: a field it deletes
+holds the CRD's default where there is one (:mod:`.crd_defaults`). GPU models and their product labels come from the catalog.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..compile import EmbeddedYaml, compile_cluster
 from ..compile.backends import backend_of
 from ..model.fleet import Cluster, Pool
+from .crd_defaults import as_stored
 
 if TYPE_CHECKING:
     from ..compile.artifact import Artifact
@@ -51,7 +53,7 @@ class RenderedConfigMap:
 class Expected:
     cluster: Cluster
     pools: tuple[PoolExpectation, ...]
-    clusterpolicy: dict[str, Any]  # the rendered merge patch's spec (null: the field must be absent)
+    clusterpolicy: dict[str, Any]  # the rendered merge patch's spec as the API server stores it (null: absent)
     configmaps: tuple[RenderedConfigMap, ...]
     backend: VerifyBackend
     rendered: str = "rendered"  # where `gpustack-gen render --out` writes, as the hints' commands name it
@@ -69,8 +71,9 @@ def expected_state(cluster: Cluster, backend: VerifyBackend, rendered: str = "re
     )
     artifacts = compile_cluster(cluster)
     patch = next(a for a in artifacts if a.kind == "clusterpolicy-patch").documents[0]["spec"]
+    stored = as_stored(patch, cluster.operator.release)
     objects = tuple(document for artifact in backend_of(cluster).objects(cluster) for document in artifact.documents)
-    return Expected(cluster, pools, patch, _configmaps(artifacts), backend, rendered, objects)
+    return Expected(cluster, pools, stored, _configmaps(artifacts), backend, rendered, objects)
 
 
 def _configmaps(artifacts: list[Artifact]) -> tuple[RenderedConfigMap, ...]:

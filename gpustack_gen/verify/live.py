@@ -119,6 +119,7 @@ def read_live_state(
             )
         ) from None
     _bound(client, spent)
+    missing: dict[str, str] = {}
     with client:
         for part in state_parts(cluster):
             for kind in part.kinds:
@@ -136,6 +137,9 @@ def read_live_state(
                 except ApiError as exc:
                     if exc.status.code == NOT_FOUND and part.name == "clusterpolicy":
                         items = []  # no ClusterPolicy CRD: the Operator is not installed, which the check reports
+                    elif part.name == "events":  # optional: causes are ranked without them
+                        missing[part.name] = f"{label}: {exc.status.code} {exc.status.reason}"
+                        continue
                     else:
                         served = f" (is {api_version} served?)" if exc.status.code == NOT_FOUND else ""
                         raise LiveStateError(
@@ -157,10 +161,12 @@ def read_live_state(
                 )
     if problems:
         raise FleetError(problems)
-    return state_of(source, found, {})
+    return state_of(source, found, missing)
 
 
-NAMESPACED = frozenset({"ConfigMap", "DaemonSet", "Deployment", "Pod", "ResourceClaimTemplate", "ResourceClaim"})
+NAMESPACED = frozenset(
+    {"ConfigMap", "DaemonSet", "Deployment", "Event", "Pod", "ResourceClaimTemplate", "ResourceClaim"}
+)
 ALL_NAMESPACES = "*"  # lightkube's: a namespaced list across every namespace
 
 

@@ -13,14 +13,15 @@ keys may be added)::
       "fleet": "examples/fleet.yaml",                 # how the fleet file was named
       "cluster": "prod",
       "source": "state",                              # the --from folder, or "context NAME"
-      "matches": false,                               # true: no error finding (exit 0)
-      "summary": {"errors": 3, "warnings": 0},
+      "matches": false,                               # true: no error finding and no node mid-rollout (exit 0)
+      "summary": {"errors": 3, "warnings": 0, "inProgress": 0},   # inProgress: nodes mid-rollout
       "pools": [                                      # null when the nodes were not read
         {
           "name": "t4", "gpu": "tesla-t4", "sharing": "time-slicing, 4 per GPU",
           "nodes": {"intended": 3, "found": 3, "ok": 1},    # found: selected by the pool's nodeSelector
           "capacity": [{"resource": "nvidia.com/gpu", "advertised": 5, "intended": 12}],
-          "nodeStatus": [{"name": "gpu-t4-a", "ok": false, "advertised": {"nvidia.com/gpu": 0}}]
+          "nodeStatus": [{"name": "gpu-t4-a", "ok": false, "advertised": {"nvidia.com/gpu": 0},
+                          "inProgress": null}]          # the rollout step the node is in, or null
         }
       ],
       "findings": [                                   # in check order (see below), then pool and node order
@@ -36,7 +37,11 @@ keys may be added)::
           "hint": "likely: ...; or: ..."              # the causes, most likely first, and the fix
         }
       ],
-      "skipped": [{"check": "operator-pods", "reason": "operator.json not found (write it with ...)"}]
+      "skipped": [{"check": "operator-pods", "reason": "operator.json not found (write it with ...)"}],
+      "inProgress": [                                 # nodes mid-rollout (exit 4 when nothing else differs)
+        {"pool": "a100", "node": "gpu-a100-a", "state": "MIG reconfiguration to all-balanced pending",
+         "ends": "when the mig-manager sets nvidia.com/mig.config.state=success ..."}
+      ]
     }
 
 Checks, in report order, with what ``expected`` and ``actual`` hold: ``pool-size`` (node counts; for a
@@ -67,6 +72,7 @@ from .model import Finding
 from .result import PoolSummary, VerifyResult
 
 MATCHES = "the cluster matches the fleet"
+IN_PROGRESS = "a rollout is in progress"
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,10 @@ def pool_line(pool: PoolSummary) -> str:
 def summary_line(result: VerifyResult) -> str:
     errors, warnings = result.count(Severity.ERROR), result.count(Severity.WARNING)
     verdict = MATCHES if not errors else "the cluster does not match the fleet"
+    if not errors and result.in_progress:
+        verdict = (
+            f"{IN_PROGRESS}: {len(result.in_progress)} node{'s' if len(result.in_progress) != 1 else ''} mid-rollout"
+        )
     return f"{verdict}: {errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
 
 
@@ -133,7 +143,10 @@ def render_text(result: VerifyResult, context: ReportContext = ReportContext()) 
             for node in pool.nodes:
                 found = _node_findings(result, pool.name, node.name)
                 shown.update(id(f) for f in found)
-                if not found or node.ok:
+                step = next((p for p in result.in_progress if (p.pool, p.node) == (pool.name, node.name)), None)
+                if step is not None:
+                    lines.append(f"  {node.name}: {style('in progress', fg='cyan')}: {step.state} (ends {step.ends})")
+                elif not found or node.ok:
                     advertised = ", ".join(f"{r} {n}" for r, n in node.advertised.items())
                     lines.append(
                         f"  {node.name}: {style('ok', fg='green')}" + (f" ({advertised})" if advertised else "")

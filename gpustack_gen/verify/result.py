@@ -23,6 +23,7 @@ class NodeStatus:
     name: str
     ok: bool  # no error finding names it
     advertised: dict[str, int]  # the pool's resources: the allocatable, and what the node registers beyond it (HAMi)
+    in_progress: str | None = None  # the rollout step the node is in (MIG reconfiguration pending...), or None
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,10 @@ class PoolSummary:
             "capacity": [
                 {"resource": t.resource, "advertised": t.advertised, "intended": t.intended} for t in self.capacity
             ],
-            "nodeStatus": [{"name": n.name, "ok": n.ok, "advertised": n.advertised} for n in self.nodes],
+            "nodeStatus": [
+                {"name": n.name, "ok": n.ok, "advertised": n.advertised, "inProgress": n.in_progress}
+                for n in self.nodes
+            ],
         }
 
 
@@ -58,6 +62,16 @@ class Skipped:
 
 
 @dataclass(frozen=True)
+class NodeProgress:
+    """A node in the middle of a rollout step, and when that step ends."""
+
+    pool: str
+    node: str
+    state: str
+    ends: str
+
+
+@dataclass(frozen=True)
 class VerifyResult:
     fleet: str  # how the fleet file is named
     cluster: str
@@ -65,13 +79,17 @@ class VerifyResult:
     pools: tuple[PoolSummary, ...] | None  # None: the nodes were not read
     findings: tuple[Finding, ...]
     skipped: tuple[Skipped, ...]
+    in_progress: tuple[NodeProgress, ...] = ()  # nodes mid-rollout, whose step accounts for what they show
 
     def count(self, severity: Severity) -> int:
         return sum(finding.severity is severity for finding in self.findings)
 
     @property
     def exit_code(self) -> ExitCode:
-        return ExitCode.DIFFERS if self.count(Severity.ERROR) else ExitCode.OK
+        """1 when a finding is an error; else 4 while a node is mid-rollout; else 0."""
+        if self.count(Severity.ERROR):
+            return ExitCode.DIFFERS
+        return ExitCode.IN_PROGRESS if self.in_progress else ExitCode.OK
 
     def as_dict(self) -> dict[str, Any]:
         """The stable JSON document (see :mod:`gpustack_gen.verify.report` for the format)."""
@@ -81,8 +99,15 @@ class VerifyResult:
             "cluster": self.cluster,
             "source": self.source,
             "matches": self.exit_code is ExitCode.OK,
-            "summary": {"errors": self.count(Severity.ERROR), "warnings": self.count(Severity.WARNING)},
+            "summary": {
+                "errors": self.count(Severity.ERROR),
+                "warnings": self.count(Severity.WARNING),
+                "inProgress": len(self.in_progress),
+            },
             "pools": None if self.pools is None else [pool.as_dict() for pool in self.pools],
             "findings": [finding.as_dict() for finding in self.findings],
             "skipped": [{"check": s.check, "reason": s.reason} for s in self.skipped],
+            "inProgress": [
+                {"pool": p.pool, "node": p.node, "state": p.state, "ends": p.ends} for p in self.in_progress
+            ],
         }

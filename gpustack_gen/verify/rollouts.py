@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..k8s_state import DaemonSet, Deployment, Pod
 from ..model.fleet import Cluster
 from . import commands
+from .pod_failures import show_command
 
 _MAX_PODS = 3
 
@@ -35,7 +36,8 @@ def owns(workload: Workload, pod: Pod) -> bool:
 
 
 def pods_hint(cluster: Cluster, workload: Workload, pods: tuple[Pod, ...], namespace: str) -> str:
-    """The pods that are not ready (with their failing containers), a logs command, and the rollout status."""
+    """The pods that are not ready (with their failing containers), the command that shows why (a container's log,
+    or the pod's description where it never started), and the rollout status."""
     kind = "daemonset" if isinstance(workload, DaemonSet) else "deployment"
     status = commands.run(cluster, "-n", namespace, "rollout", "status", f"{kind}/{workload.name}")
     waiting = []
@@ -47,7 +49,7 @@ def pods_hint(cluster: Cluster, workload: Workload, pods: tuple[Pod, ...], names
         states = ", ".join(f"{c.name} {c.waiting or c.last_exit}" for c in failing)
         waiting.append(f"{pod.name} on {pod.node_name or 'no node'}" + (f" ({states})" if states else ""))
         if failing and logs is None:
-            logs = commands.logs(cluster, namespace, pod.name, failing[0].name)
+            logs = show_command(cluster, pod, failing[0], namespace)
     if not waiting:
         return f"a rollout is under way or stalled: {status}"
     more = f" and {len(waiting) - _MAX_PODS} more" if len(waiting) > _MAX_PODS else ""

@@ -1,4 +1,4 @@
-"""What ``verify`` knows of a running cluster: its nodes, ClusterPolicy, ConfigMaps, DaemonSets and pods, what
+"""What ``verify`` knows of a running cluster: its nodes, ClusterPolicy, ConfigMaps, DaemonSets, pods and events, what
 its backend reads besides (the DRA driver: ResourceSlices, DeviceClasses and claims), and the workloads of the
 Helm releases its backend installs beside the Operator (HAMi's, the DRA driver's).
 
@@ -22,6 +22,7 @@ from ..k8s_state import (
     DaemonSet,
     Deployment,
     DraObject,
+    Event,
     Node,
     Pod,
     ResourceSlice,
@@ -40,6 +41,7 @@ RESOURCES = {
     "DaemonSet": "daemonsets",
     "Deployment": "deployments",
     "Pod": "pods",
+    "Event": "events",
     "ResourceSlice": "resourceslices",
     "DeviceClass": "deviceclasses",
     "ResourceClaimTemplate": "resourceclaimtemplates",
@@ -83,6 +85,9 @@ def state_parts(cluster: Cluster) -> tuple[StatePart, ...]:
         StatePart("clusterpolicy", "clusterpolicy.json", ("ClusterPolicy",)),
         StatePart("configmaps", "configmaps.json", ("ConfigMap",), namespace),
         StatePart("operator", "operator.json", ("DaemonSet", "Pod"), namespace),
+        # Optional: what the kubelet said of the Operator's pods (a container that never started says it only here
+        # and in its waiting message).
+        StatePart("events", "events.json", ("Event",), namespace),
     )
     releases = tuple(
         StatePart(
@@ -108,6 +113,7 @@ class ClusterState:
     release: tuple[DaemonSet | Deployment | Pod, ...] | None = None  # the backend's releases' workloads and pods
     resourceslices: tuple[ResourceSlice, ...] | None = None  # every DRA driver's, cluster-wide
     dra: tuple[DraObject, ...] | None = None  # DeviceClasses, and ResourceClaimTemplates and claims in every namespace
+    events: tuple[Event, ...] | None = None  # in the Operator's namespace
 
     def has(self, part: str) -> bool:
         """Whether ``part`` (a :class:`StatePart` name) was read."""
@@ -124,6 +130,14 @@ class ClusterState:
 
     def pods_on(self, node: str) -> tuple[Pod, ...]:
         return tuple(pod for pod in self.pods or () if pod.node_name == node)
+
+    def events_of(self, pod: Pod) -> tuple[Event, ...]:
+        """The events of ``pod``, as read (none when the events were not read)."""
+        return tuple(
+            event
+            for event in self.events or ()
+            if event.object_kind == "Pod" and event.object_name == pod.name and event.namespace in (pod.namespace, None)
+        )
 
     def release_pods_on(self, node: str) -> tuple[Pod, ...]:
         return tuple(pod for pod in self.release or () if isinstance(pod, Pod) and pod.node_name == node)
@@ -156,6 +170,7 @@ def state_of(source: str, found: dict[str, list[Any]], missing: dict[str, str]) 
         release=None if release is None else tuple(o for o in release if isinstance(o, DaemonSet | Deployment | Pod)),
         resourceslices=_tuple(found.get("resourceslices")),
         dra=_tuple(found.get("dra")),
+        events=_tuple(found.get("events")),
     )
 
 

@@ -44,7 +44,10 @@ def test_values_carry_the_split_and_the_node_selector() -> None:
     assert plugin["nvidiaNodeSelector"] == {"gpu": "on"}
     assert json.loads(plugin["nodeConfiguration"]["config"]) == {"nodeconfig": []}
     assert plugin["gpuOperatorToolkitReady"] == {"enabled": True}
-    assert "scheduler" not in values(hami_fleet())
+    # Only the kube-scheduler image, never the chart's mirror registry.
+    assert values(hami_fleet())["scheduler"] == {
+        "kubeScheduler": {"image": {"registry": "registry.k8s.io", "repository": "kube-scheduler"}}
+    }
 
 
 def test_named_nodes_get_their_own_entries() -> None:
@@ -78,8 +81,9 @@ def test_no_toolkit_wait_without_the_operators_toolkit() -> None:
 
 def test_the_policy_sets_both_scheduler_policies() -> None:
     pool = {**T4, "sharing": {"strategy": "hami", "split": 5, "policy": "binpack"}}
-    assert values(hami_fleet(pool))["scheduler"] == {
-        "defaultSchedulerPolicy": {"nodeSchedulerPolicy": "binpack", "gpuSchedulerPolicy": "binpack"}
+    assert values(hami_fleet(pool))["scheduler"]["defaultSchedulerPolicy"] == {
+        "nodeSchedulerPolicy": "binpack",
+        "gpuSchedulerPolicy": "binpack",
     }
 
 

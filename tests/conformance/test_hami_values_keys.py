@@ -76,7 +76,14 @@ def _hami_fleets() -> list[dict[str, Any]]:
             "nodeSelector": {"pool": "t4"},
             "sharing": {"strategy": "hami", "split": 4, "memoryScaling": 1.5, "policy": "spread"},
         },
-        {"name": "h100", "gpu": "h100-80gb", "nodes": 1, "nodeSelector": {"pool": "h100"}, "nodeNames": ["h100-a"]},
+        {
+            "name": "h100",
+            "gpu": "h100-80gb",
+            "nodes": 1,
+            "nodeSelector": {"pool": "h100"},
+            "nodeNames": ["h100-a"],
+            "taints": [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}],  # devicePlugin.tolerations
+        },
     ]
     everything = {
         "apiVersion": "gpustack-gen/v1alpha1",

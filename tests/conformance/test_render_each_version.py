@@ -24,6 +24,7 @@ EXAMPLE_LEAVES_OUT = {
     "devicePlugin.mps.root": "the example has no MPS pool (only the ClusterPolicy patch would carry it)",
     "devicePlugin.enabled": "the example keeps the Operator's device plugin (backends hami and dra turn it off)",
     "driver.manager.env": "written on backend dra only (the driver manager evicts the DRA kubelet plugin)",
+    "daemonsets.tolerations": "the chart's default tolerates the example's only taint, nvidia.com/gpu:NoSchedule",
 }
 # Keys the patch writes out although the values leave them to the chart: a merge patch that omitted them
 # would keep what the live ClusterPolicy has.

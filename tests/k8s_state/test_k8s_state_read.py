@@ -213,6 +213,7 @@ def test_every_reader_is_keyed_by_its_api_version_and_kind() -> None:
         ("nvidia.com/v1", "ClusterPolicy"),
         *resource,
         ("v1", "ConfigMap"),
+        ("v1", "Event"),
         ("v1", "Node"),
         ("v1", "Pod"),
     ]

@@ -82,10 +82,20 @@ def test_the_operator_hint_names_the_newest_known_operator(monkeypatch: pytest.M
     )
 
 
-def test_cdi_off_is_refused() -> None:
-    """The DRA driver hands devices to containers by CDI, which the Operator's toolkit enables in the runtime."""
-    problem = the_error(dra({4: "operator: {version: v26.7.0, cdi: {enabled: false}}"}))
-    check(problem, "fleet.yaml:4:47", "defaults.operator.cdi.enabled", "CDI", "cdi.enabled: true")
+def test_cdi_off_is_refused_on_a_runtime_that_does_not_read_cdi_by_default() -> None:
+    """The DRA driver hands devices to containers by CDI: the Operator's toolkit enables it in the runtime, or the
+    runtime reads it by default (containerd 2.0+, CRI-O 1.27+)."""
+    changes = {
+        4: "operator: {version: v26.7.0, cdi: {enabled: false}}",
+        8: 'backend: dra\ncontainerRuntimeVersion: "1.7.24"',
+    }
+    problem = the_error(dra(changes))
+    check(problem, "fleet.yaml:9:30", "clusters[0].containerRuntimeVersion", "CDI", "cdi.enabled: true")
+
+
+def test_cdi_off_with_no_runtime_version_is_a_warning() -> None:
+    (warning,) = [w for w in warnings(dra({4: "operator: {version: v26.7.0, cdi: {enabled: false}}"})) if "CDI" in w]
+    assert "fleet.yaml:4:47: warning: defaults.operator.cdi.enabled:" in warning and "containerd 2.0" in warning
 
 
 def test_a_gpu_driver_before_565_is_refused_and_before_580_warned_about() -> None:

@@ -30,6 +30,7 @@ ROUTES = {
     "/apis/apps/v1/namespaces/{ns}/daemonsets": "DaemonSet",
     "/apis/apps/v1/namespaces/{ns}/deployments": "Deployment",
     "/api/v1/namespaces/{ns}/pods": "Pod",
+    "/api/v1/namespaces/{ns}/events": "Event",
     **{
         f"/apis/resource.k8s.io/{version}/{resource}": kind
         for version in RESOURCE_VERSIONS
@@ -48,6 +49,7 @@ FILES = {
     ("gpu-operator", "ConfigMap"): "configmaps.json",
     ("gpu-operator", "DaemonSet"): "operator.json",
     ("gpu-operator", "Pod"): "operator.json",
+    ("gpu-operator", "Event"): "events.json",
     ("kube-system", "DaemonSet"): "hami.json",
     ("kube-system", "Deployment"): "hami.json",
     ("kube-system", "Pod"): "hami.json",

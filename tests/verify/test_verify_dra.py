@@ -53,7 +53,7 @@ def run(*args: str) -> tuple[int, str]:
 
 def test_a_dra_cluster_reads_its_slices_objects_and_the_driver_s_release() -> None:
     assert verify_backend(train()) is VERIFY_BACKENDS["dra"]
-    assert [text_in("train", part.command_into(Path("."))) for part in state_parts(train())[4:]] == [
+    assert [text_in("train", part.command_into(Path("."))) for part in state_parts(train())[5:]] == [
         "kubectl --context train get resourceslices -o json > resourceslices.json",
         "kubectl --context train get deviceclasses,resourceclaimtemplates,resourceclaims -A -o json > dra.json",
         "kubectl --context train get daemonsets,deployments,pods -n nvidia-dra-driver-gpu -l app.kubernetes.io/instance=nvidia-dra-driver-gpu "
@@ -196,7 +196,7 @@ DRA_FAILING: dict[str, list[tuple[Edit, list[tuple[Any, ...]], str]]] = {
         ),
         (
             both(drop_slice(A100), label(A100, "nvidia.com/mig.config.state", "pending")),
-            [("a100", A100, ", ".join(train().resources_per_node(_pool("a100"))), ERROR)],
+            [("a100", A100, ", ".join(train().resources_per_node(_pool("a100"))), Severity.WARNING)],  # in progress
             "the mig-manager has not finished (nvidia.com/mig.config.state=pending",
         ),
     ],

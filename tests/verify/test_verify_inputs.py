@@ -107,7 +107,7 @@ def test_a_folder_without_state_files(tmp_path: Path) -> None:
     code, _, err = verify_dir(Path("empty"))
     assert code == 2
     assert errors(err)[0].startswith(
-        "empty: none of nodes.json, clusterpolicy.json, configmaps.json, operator.json is here (hint: kubectl --context prod get nodes -o json > empty/nodes.json && "
+        "empty: none of nodes.json, clusterpolicy.json, configmaps.json, operator.json, events.json is here (hint: kubectl --context prod get nodes -o json > empty/nodes.json && "
     )
 
 

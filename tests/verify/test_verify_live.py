@@ -185,3 +185,14 @@ def test_an_object_the_readers_refuse_exits_2_naming_the_list(tmp_path: Path) ->
         code, out, err = run("verify", str(EXAMPLE), "--cluster", "prod", "--kubeconfig", str(kubeconfig))
     assert (code, out) == (2, "")
     assert "context prod: Node list: items[0]: a Node without metadata.name" in err
+
+
+def test_the_pods_events_are_read_live_as_from_files(tmp_path: Path) -> None:
+    from test_verify_pod_failures import HOOK_ERROR, POD, events, never_created
+    from verify_helpers import both
+
+    folder = copy_state("prod-healthy", tmp_path / "state", both(never_created(None), events(HOOK_ERROR)))
+    out, requests = verify_live_and_from(tmp_path, folder, EXAMPLE, "prod", "prod")
+    assert any(path.startswith("/api/v1/namespaces/gpu-operator/events?") for _, path in requests)
+    assert "the host's own OCI hook /usr/bin/nvidia-container-toolkit fails" in out
+    assert f"kubectl --context prod -n gpu-operator describe pod {POD}" in out

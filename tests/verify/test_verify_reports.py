@@ -20,9 +20,10 @@ def test_json_is_versioned_and_every_key_is_documented(tmp_path: Path) -> None:
     result = verify("prod", "prod-seed", tmp_path / "state")
     data = json.loads(VERIFY_REPORTS["json"](result, ReportContext()))
     assert data["format"] == "gpustack-gen-verify/v1"
-    assert (data["matches"], data["summary"]) == (False, {"errors": 5, "warnings": 0})
+    assert (data["matches"], data["summary"]) == (False, {"errors": 5, "warnings": 0, "inProgress": 0})
     documented = report.__doc__ or ""
     keys = set(data) | set(data["pools"][0]) | set(data["findings"][0]) | set(data["skipped"] and data["skipped"][0])
+    keys |= set(data["pools"][0]["nodeStatus"][0])
     assert sorted(key for key in keys if f'"{key}"' not in documented) == []
     assert [f["check"] for f in data["findings"]] == [
         "gpu-not-advertised",

@@ -27,6 +27,7 @@ from ...shell import lines_in, text_in
 from ..artifact import Artifact
 from ..kustomization import namespaces_command
 from ..releases import ChartRelease
+from ..tolerations import operand_tolerations
 
 VALUES_FILE = "dra-driver-values.yaml"
 RELEASE_NAME = "nvidia-dra-driver-gpu"
@@ -46,8 +47,17 @@ def driver_values(cluster: Cluster) -> dict[str, Any]:
         "resourceApiVersion": resource_api_version(cluster.kubernetes),
         "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},
         "featureGates": gates(cluster),
-        "kubeletPlugin": {"nodeSelector": {KUBELET_PLUGIN_LABEL: "true"}},
+        "kubeletPlugin": kubelet_plugin_values(cluster),
     }
+
+
+def kubelet_plugin_values(cluster: Cluster) -> dict[str, Any]:
+    """The kubelet plugin runs on the pools' nodes, tolerating their taints (merged with the chart's default)."""
+    plugin: dict[str, Any] = {"nodeSelector": {KUBELET_PLUGIN_LABEL: "true"}}
+    tolerations = operand_tolerations(cluster, cluster.dra.release.kubelet_plugin_tolerations)
+    if tolerations is not None:
+        plugin["tolerations"] = tolerations
+    return plugin
 
 
 def dra_release(cluster: Cluster) -> ChartRelease:

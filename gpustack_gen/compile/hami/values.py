@@ -24,13 +24,18 @@ from ...model.backends.hami import (
 )
 from ...model.fleet import Cluster
 from ...shell import lines_in
+from ...versions import Toleration
 from ..artifact import Artifact
 from ..releases import ChartRelease
+from ..tolerations import operand_tolerations
 
 VALUES_FILE = "hami-values.yaml"
 RUNTIME_CLASS = "nvidia"  # the RuntimeClass the GPU Operator creates (operator.runtimeClass, CRD default nvidia)
 DEVICE_PLUGIN_DAEMONSET = "daemonset/hami-device-plugin"
 SCHEDULER_DEPLOYMENT = "deployment/hami-scheduler"
+# devicePlugin.tolerations: none by default, rendered only when set (Project-HAMi/HAMi@v2.10.0
+# charts/hami/values.yaml:421; templates/device-plugin/daemonsetnvidia.yaml:260-262).
+PLUGIN_TOLERATIONS: tuple[Toleration, ...] = ()
 OPERATING_MODE = "hami-core"  # HAMi's own vGPUs, not dynamic MIG (web docs/userguide/configure.md)
 
 
@@ -81,6 +86,9 @@ def hami_values(cluster: Cluster) -> dict[str, Any]:
         plugin["runtimeClassName"] = RUNTIME_CLASS
     if waits_for_toolkit(cluster):
         plugin["gpuOperatorToolkitReady"] = {"enabled": True}
+    tolerations = operand_tolerations(cluster, PLUGIN_TOLERATIONS)
+    if tolerations is not None:  # else the plugin, and with it every vGPU, stays off tainted pools
+        plugin["tolerations"] = tolerations
     values: dict[str, Any] = {
         # Pinned to the names the workload fragments ask for, whatever the chart's defaults become.
         "resourceName": RESOURCE_GPU,
@@ -89,9 +97,12 @@ def hami_values(cluster: Cluster) -> dict[str, Any]:
         "resourceCores": RESOURCE_CORES,
         "devicePlugin": plugin,
     }
+    registry, _, repository = cluster.hami.scheduler_image.partition("/")
+    scheduler: dict[str, Any] = {"kubeScheduler": {"image": {"registry": registry, "repository": repository}}}
     policy = scheduler_policy(cluster)
     if policy is not None:
-        values["scheduler"] = {"defaultSchedulerPolicy": {"nodeSchedulerPolicy": policy, "gpuSchedulerPolicy": policy}}
+        scheduler["defaultSchedulerPolicy"] = {"nodeSchedulerPolicy": policy, "gpuSchedulerPolicy": policy}
+    values["scheduler"] = scheduler  # the image, else the chart's mirror registry
     return values
 
 
@@ -116,6 +127,8 @@ def values_artifact(cluster: Cluster) -> Artifact:
         "plugin. Install it after the GPU Operator, whose own device plugin this cluster turns off:",
         *lines_in(cluster.kube_context, release.install_commands()),
         f"Its device plugin runs on nodes labelled {NODE_LABEL}={NODE_LABEL_VALUE} (node-labels.yaml). Never --reuse-values.",
+        f"Its scheduler runs {cluster.hami.scheduler_image}, tagged with the cluster's Kubernetes version when Helm renders",
+        "it (hami.schedulerImage; the chart's own default is a mirror registry).",
     ]
     if needs_runtime_class(cluster):
         notes.append(

@@ -24,7 +24,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ...dra_versions import DRA_VERSIONS, SHARING_GATES
-from ...versions import NEWEST_OPERATOR, parse_version
+from ...versions import NEWEST_OPERATOR, leading_version, parse_version
 from ..fleet import ISOLATION
 from . import dra_gpu_config
 
@@ -306,17 +306,46 @@ def _check_operator(cluster: Cluster, origin: ClusterOrigin, report: Report) -> 
     return False
 
 
+# Where the container runtime reads CDI specs by default, whatever the Operator's toolkit sets: "enabled by
+# default in containerd 2.0+ and CRIO v1.27+" (kubernetes-sigs/dra-driver-nvidia-gpu@v0.4.1 docs/prerequisites.md:14).
+CDI_BY_DEFAULT = {"cri-o": (1, 27), "containerd": (2, 0)}
+
+
+def _check_runtime_cdi(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+    """With the Operator's CDI switch off, the driver's own CDI specs are read only by a runtime that reads CDI by
+    default: fine on CRI-O 1.27+ and containerd 2.0+, an error on older ones, a warning where the version is not
+    stated. The switch sets the toolkit's mode, not whether the runtime reads CDI (real-world research, section 13)."""
+    runtime = cluster.container_runtime
+    needed = CDI_BY_DEFAULT[runtime]
+    least = f"{runtime} {needed[0]}.{needed[1]}"
+    running = leading_version(cluster.container_runtime_version) if cluster.container_runtime_version else None
+    path = origin.fields.get("operator.cdi.enabled", origin.fields.get("operator.version", origin.path))
+    if running is not None and running[:2] >= needed:
+        return
+    if running is None:
+        report.warn(
+            path,
+            f"the DRA driver hands GPUs to containers through CDI, and cluster {cluster.name!r} has the Operator's "
+            f"toolkit leave CDI off: that works only where the runtime reads CDI by default ({least} or newer), "
+            "and the fleet does not say which version the nodes run",
+            'state it (containerRuntimeVersion: "1.29.1", from kubectl get nodes -o wide), or set operator.cdi.enabled: true',
+        )
+        return
+    report.error(
+        origin.fields.get("containerRuntimeVersion", path),
+        f"the DRA driver hands GPUs to containers through CDI, and cluster {cluster.name!r} runs {runtime} "
+        f"{cluster.container_runtime_version}, which reads CDI by default only from {needed[0]}.{needed[1]}, with "
+        "the Operator's toolkit leaving CDI off",
+        f"set operator.cdi.enabled: true, or upgrade {runtime} to {needed[0]}.{needed[1]} or newer",
+    )
+
+
 def _check_node_software(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
     """What the driver needs on the nodes where the Operator provides it: CDI in the container runtime ("CDI enabled
     through the NVIDIA Container Toolkit") and a GPU driver of 565 or newer (dra-driver docs/prerequisites.md)."""
     operator = cluster.operator
     if operator.toolkit_enabled and not operator.cdi_enabled:
-        report.error(
-            origin.fields.get("operator.cdi.enabled", origin.fields.get("operator.version", origin.path)),
-            f"the DRA driver hands GPUs to containers through CDI, and cluster {cluster.name!r} has the Operator's "
-            "toolkit leave CDI off in the container runtime",
-            "set operator.cdi.enabled: true",
-        )
+        _check_runtime_cdi(cluster, origin, report)
     version = operator.driver_version or operator.release.driver
     major = re.match(r"\d+", version or "")
     if not operator.driver_enabled or major is None or int(major.group()) >= GUIDE_GPU_DRIVER:

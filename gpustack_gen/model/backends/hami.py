@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...catalog import gpu_memory_mib
+from ...versions import leading_version
 from ..fleet import ISOLATION
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ RESOURCE_MEMORY = "nvidia.com/gpumem"
 RESOURCE_MEMORY_PERCENTAGE = "nvidia.com/gpumem-percentage"
 RESOURCE_CORES = "nvidia.com/gpucores"
 FULL_CORES = 100  # nvidia.com/gpucores of one GPU (deviceCoreScaling 1)
+MIN_KUBERNETES = (1, 23)
 NODE_LABEL = "gpu"  # HAMi's device plugin selects nodes labelled gpu=on (devicePlugin.nvidiaNodeSelector)
 NODE_LABEL_VALUE = "on"
 # NVML reports less memory than the catalog's nominal size: ECC on GDDR takes 6.25 % (CUDA C++ Best Practices
@@ -233,6 +235,7 @@ def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
             "its workloads need when CDI is the default (GPU Operator v25.10.0 and newer)",
             "turn the NRI plugin off on this cluster (cdi.nriPluginEnabled: false)",
         )
+    _check_kubernetes(cluster, origin, report)
     paths = dict(zip((pool.name for pool in cluster.pools), origin.pool_paths, strict=True))
     _check_memory_margin(cluster, origin, report)
     _check_per_gpu_fit(cluster, origin, report)
@@ -248,6 +251,20 @@ def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
                     "select on a label your node group sets, such as node.kubernetes.io/instance-type or a pool label",
                     key=True,
                 )
+
+
+def _check_kubernetes(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
+    """HAMi needs Kubernetes 1.23 or newer (``Project-HAMi/HAMi@v2.10.0 README.md:100``); its chart's kubeVersion
+    ``>= 1.18.0-0`` (``charts/hami/Chart.yaml:26``) does not stop an install on 1.18 to 1.22."""
+    running = leading_version(cluster.kubernetes)
+    if running is not None and running[:2] < MIN_KUBERNETES:
+        report.error(
+            origin.fields.get("kubernetes", origin.path),
+            f"backend hami needs Kubernetes {MIN_KUBERNETES[0]}.{MIN_KUBERNETES[1]} or newer (cluster {cluster.name!r} "
+            f"runs {cluster.kubernetes}), as HAMi's README says; its chart installs from 1.18, and its scheduler "
+            "then runs a kube-scheduler it does not support",
+            "upgrade the cluster, or keep it on backend gpu-operator",
+        )
 
 
 def _check_memory_margin(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
@@ -287,8 +304,13 @@ def _check_memory_margin(cluster: Cluster, origin: ClusterOrigin, report: Report
 def _check_per_gpu_fit(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
     """Workloads that fit a pool's totals but not GPU by GPU: HAMi places each pod's share of memory, cores and
     one vGPU slot on one GPU (scheduler ``fitInDevices``), so a pool whose pods cannot be packed that way leaves
-    some Pending. Packed largest first, first fit: a set it packs fits; one it cannot is warned about (the
-    packing problem has rare sets first fit misses, hence a warning). Pools over their totals have their error."""
+    some Pending. Packed exclusive pods first, then largest first, first fit, under HAMi's ``Fit`` rules
+    (``Project-HAMi/HAMi@v2.10.0 pkg/device/nvidia/device.go:715``): free memory, cores and a slot (``:794-798``);
+    a 100-core pod only on a GPU no pod uses (``:799-803``, ExclusiveDeviceAllocateConflict); a pod without cores
+    not on a GPU whose cores are all taken (``:805-809``, CardComputeUnitsExhausted). Each 100-core pod holding a GPU
+    alone, pods beside them that no GPU is left for are certain to stay Pending: an error. Otherwise a set first
+    fit packs fits, and one it cannot is warned about (the packing problem has rare sets first fit misses). Pools
+    over their totals have their error."""
     for pool in cluster.pools:
         memory = registered_memory(pool)
         workloads = [w for w in cluster.workloads if w.pool == pool.name and w.replicas]
@@ -300,29 +322,54 @@ def _check_per_gpu_fit(cluster: Cluster, origin: ClusterOrigin, report: Report) 
                 for index, workload in enumerate(workloads)
                 for _ in range(workload.gpus * workload.replicas)
             ),
-            key=lambda share: (-share[0], -share[1], share[2]),
+            key=lambda share: (share[1] != FULL_CORES, -share[0], -share[1], share[2]),
         )
         if (
             len(shares) > pool.sharing.split * pool.physical_gpus
             or sum(s[0] for s in shares) > memory * pool.physical_gpus
         ):
             continue  # over the pool's totals: that error says it
-        free = [[memory, FULL_CORES, pool.sharing.split] for _ in range(pool.physical_gpus)]
+        exclusive = [s for s in shares if s[1] == FULL_CORES]
+        if exclusive and len(exclusive) < len(shares) and len(exclusive) >= pool.physical_gpus:
+            beside = next(s[3] for s in shares if s[1] != FULL_CORES)
+            report.error(
+                origin.workloads[(beside.namespace, beside.name)],
+                f"pool {pool.name!r} has {pool.physical_gpus} GPU(s) and {len(exclusive)} pod(s) of 100 % of a GPU's "
+                f"cores ({', '.join(sorted({s[3].name for s in exclusive}))}), which HAMi places only on a GPU no "
+                f"other pod uses: no GPU is left for {beside.name}, whichever comes first (HAMi's Fit: "
+                "ExclusiveDeviceAllocateConflict for the 100-core pod on a GPU in use, CardComputeUnitsExhausted for "
+                "a pod without cores on a GPU whose cores are taken)",
+                "give the 100-core workloads fewer gpuCores (and gpuMemory), or add nodes",
+            )
+            continue
+        free = [[memory, FULL_CORES, pool.sharing.split, 0] for _ in range(pool.physical_gpus)]
         for asked, cores, _, workload in shares:
-            gpu = next((g for g in free if g[0] >= asked and g[1] >= cores and g[2] >= 1), None)
+            gpu = next((g for g in free if _fits(g, asked, cores)), None)
             if gpu is None:
                 report.warn(
                     origin.workloads[(workload.namespace, workload.name)],
                     f"pool {pool.name!r} has the GPU memory and slots for its workloads in total, but not GPU by GPU: "
                     f"a pod of {workload.name} needs {asked} MiB and {cores} % of one GPU's cores, and packed onto "
-                    f"{pool.physical_gpus} GPUs of {memory} MiB no GPU has that left; HAMi places each pod's share "
-                    "on one GPU, so such pods stay Pending",
+                    f"{pool.physical_gpus} GPUs of {memory} MiB no GPU has that left (HAMi's Fit refuses a 100-core "
+                    "pod on a GPU in use, and a pod without cores on a GPU whose cores are taken); HAMi places each "
+                    "pod's share on one GPU, so such pods stay Pending",
                     "lower the workloads' gpuMemory or gpuCores so that they pack onto the GPUs, or add nodes",
                 )
                 break
             gpu[0] -= asked
             gpu[1] -= cores
             gpu[2] -= 1
+            gpu[3] += 1
+
+
+def _fits(gpu: list[int], memory: int, cores: int) -> bool:
+    """HAMi's ``Fit`` for one GPU: [free memory, free cores, free slots, pods on it] against a pod's share."""
+    free_memory, free_cores, slots, used = gpu
+    if free_memory < memory or free_cores < cores or slots < 1:
+        return False
+    if cores == FULL_CORES and used > 0:  # ExclusiveDeviceAllocateConflict
+        return False
+    return not (cores == 0 and free_cores == 0)  # CardComputeUnitsExhausted
 
 
 def _check_node_names(cluster: Cluster, paths: dict[str, PathKey], report: Report) -> None:

@@ -35,8 +35,10 @@ from ...errors import Severity
 from ...model.backends.gpu_operator import NAME, RESOURCE_GPU, RESOURCE_GPU_SHARED
 from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY
 from .. import commands
+from ..in_progress import PAUSED
 from ..model import Fallback
 from ..observed import NVIDIA_RESOURCE_PREFIX, advertised, count
+from ..pod_failures import diagnose, how_it_fails, show_command
 
 if TYPE_CHECKING:
     from ...k8s_state import ContainerState, Pod
@@ -116,28 +118,42 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
     seen: list[str] = []
     pod = _plugin_pod(view)
     runtime: str | None = _runtime_cause(view)
-    if view.node.labels.get(DEPLOY_LABEL) in ("false", "paused-for-mig-change"):
-        seen.append(
-            f"the node's {DEPLOY_LABEL} label is {view.node.labels[DEPLOY_LABEL]}: the Operator runs no plugin there "
-            "(paused-for-mig-change: the mig-manager is repartitioning it, see mig-state)"
+    if view.node.labels.get(DEPLOY_LABEL) == PAUSED:
+        # The mig-manager took the plugin away on purpose: nothing about the runtime applies while it is paused.
+        return (
+            f"the node's {DEPLOY_LABEL} label is {PAUSED}: the mig-manager is repartitioning it and runs the plugin "
+            "again when it is done (see mig-state)",
         )
+    if view.node.labels.get(DEPLOY_LABEL) == "false":
+        seen.append(f"the node's {DEPLOY_LABEL} label is false: the Operator runs no plugin there")
     missing_key = _missing_key(view)
     if pod is not None:
+        events = view.state.events_of(pod)
         init = _failing(pod, init=True)
         if init is not None:
+            diagnosis = diagnose(init, events, _runtime(view))
             seen.append(
-                f"{_container_text(init)} of pod {pod.name} fails: "
-                + (missing_key or "the config label or the ConfigMap is wrong")
-                + f"; {commands.logs(cluster, namespace, pod.name, init.name)}"
+                f"{_container_text(init)} of pod {pod.name} {how_it_fails(init)}: "
+                + (diagnosis.cause if diagnosis else missing_key or "the config label or the ConfigMap is wrong")
+                + f"; {show_command(cluster, pod, init, namespace)}"
             )
             missing_key = None
+        elif _waits_for_toolkit(pod):
+            seen.append(
+                f"the container toolkit is not ready on the node: init container {TOOLKIT_VALIDATION} of pod {pod.name} "
+                "waits for it; " + commands.pods_on(cluster, namespace, view.node.name, "-l", f"app={TOOLKIT_APP}")
+            )
         main = _failing(pod, init=False)
         if main is not None:
+            diagnosis = diagnose(main, events, _runtime(view))
+            cause = runtime if diagnosis is None else diagnosis.cause
+            if diagnosis is not None and diagnosis.sign == "nvml":
+                cause = f"{diagnosis.cause}, why: {runtime}"  # the runtime is what hands the driver over
             seen.append(
-                f"{_container_text(main)} of pod {pod.name} crash-loops: {runtime}; "
-                + commands.logs(cluster, namespace, pod.name, main.name)
+                f"{_container_text(main)} of pod {pod.name} {how_it_fails(main)}: {cause}; "
+                f"{show_command(cluster, pod, main, namespace)}"
             )
-            runtime = None
+            runtime = None  # named, or ruled out by what the kubelet said
         if init is None and main is None and pod.ready:
             seen.append(
                 f"pod {pod.name} runs and is ready, yet registers no device: its log says why; "
@@ -251,6 +267,14 @@ def _plugin_pod(view: NodeView) -> Pod | None:
     return next((p for p in view.state.pods_on(view.node.name) if p.owner == PLUGIN), None)
 
 
+TOOLKIT_VALIDATION = "toolkit-validation"  # the plugin's init container that waits for the toolkit's ready file
+TOOLKIT_APP = "nvidia-container-toolkit-daemonset"
+
+
+def _waits_for_toolkit(pod: Pod) -> bool:
+    return any(c.init and c.name == TOOLKIT_VALIDATION and not c.ready for c in pod.containers)
+
+
 # Waiting reasons of a container that has not failed (yet).
 _STARTING = frozenset({"PodInitializing", "ContainerCreating"})
 
@@ -297,8 +321,8 @@ def _runtime_cause(view: NodeView) -> str:
             else "enable CDI in the fleet (operator.cdi.enabled), render it and apply it"
         )
         return (
-            f"CRI-O without CDI (cdi.enabled false in the {source}): the toolkit's runtime hook is not in CRI-O's hooks "
-            f"dir, so the plugin gets no driver ({symptoms}); {fix}"
+            f"CRI-O without CDI (cdi.enabled false in the {source}): the plugin gets the driver only through an OCI hook "
+            f"in CRI-O's hooks dir, and without a working one it gets none ({symptoms}); {fix}"
         )
     if not cdi:
         return f"{runtime} without CDI: the nvidia runtime is not its default handler, so the plugin gets no driver ({symptoms})"

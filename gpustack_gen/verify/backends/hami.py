@@ -47,6 +47,7 @@ from ...model.backends.hami import NAME as NAME
 from ...workdir import Paths
 from .. import commands
 from ..model import Fallback, RegisteredDevice, Registration, RegistrationIssue
+from ..pod_failures import diagnose, how_it_fails, show_command
 from ..rollouts import not_ready_yet
 from . import operator_plugin
 from .hami_registration import REGISTER_ANNOTATION, parse_registration
@@ -311,13 +312,16 @@ def _plugin_pod_cause(view: NodeView, pod: Pod) -> str:
         return not_ready_yet(view.expected.cluster, pod, namespace)
     container = failing[0]
     state = container.trouble
-    logs = commands.logs(view.expected.cluster, namespace, pod.name, container.name)
+    logs = show_command(view.expected.cluster, pod, container, namespace)
     if container.init:
         return (
             f"init container {container.name} ({state}) of pod {pod.name} waits for the GPU Operator's toolkit "
             f"(/run/nvidia/validations/toolkit-ready): see the toolkit pod on the node (and operator-pods); {logs}"
         )
-    return f"container {container.name} ({state}) of pod {pod.name} fails: {_no_driver(view)}; {logs}"
+    runtime = view.node.runtime_version.split("://", 1)[0] if view.node.runtime_version else ""
+    diagnosis = diagnose(container, view.state.events_of(pod), runtime or view.expected.cluster.container_runtime)
+    cause = _no_driver(view) if diagnosis is None or diagnosis.sign == "nvml" else diagnosis.cause
+    return f"container {container.name} ({state}) of pod {pod.name} {how_it_fails(container)}: {cause}; {logs}"
 
 
 def _no_driver(view: NodeView) -> str:

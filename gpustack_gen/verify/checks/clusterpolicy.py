@@ -1,7 +1,9 @@
 """The ClusterPolicy differs from the rendered patch, or the Operator does not report it ready.
 
-Every field the rendered merge patch sets is compared (``null``: the field must be absent): the device
-plugin and mig-manager ConfigMaps and defaults, ``mig.strategy``, CDI, the driver and the toolkit. The
+Every field the rendered merge patch sets is compared, as the API server stores it: a field the patch deletes
+holds the pinned CRD's default where it has one (``migManager.config.name`` up to v25.10.x, see
+:mod:`..crd_defaults`), else it must be absent. The fields: the device plugin and mig-manager ConfigMaps and
+defaults, ``mig.strategy``, CDI, the driver and the toolkit. The
 Operator applies the ClusterPolicy to its operands; in v25.3.3 ``ready`` can show before a DaemonSet
 finishes rolling (``isDaemonSetReady``), which ``operator-pods`` checks.
 """

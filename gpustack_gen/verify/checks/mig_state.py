@@ -3,7 +3,9 @@
 Applies to pools whose nodes carry ``nvidia.com/mig.config`` (the backend's ``pool_labels``). The
 mig-manager sets ``nvidia.com/mig.config.state`` to ``pending``, ``rebooting``, then ``success`` or
 ``failed``; after a failure it waits until the label changes or its pod restarts (mig-parted
-``cmd/nvidia-mig-manager/main.go``). GFD labels the MIG devices it finds: ``nvidia.com/mig-<profile>.count``
+``cmd/nvidia-mig-manager/main.go``). A GPU held by a pod makes the apply fail (``failed``), so busy GPUs do not
+leave it ``pending``; v0.15.0 leaves it ``pending`` when the paused operands' pods are not gone within 5 minutes
+(``pkg/mig/reconfigure/reconfigure.go:170-172``). A node ``pending`` is in progress (:mod:`..in_progress`). GFD labels the MIG devices it finds: ``nvidia.com/mig-<profile>.count``
 under the mixed strategy, ``nvidia.com/gpu.product`` ``<model>-MIG-<profile>`` with ``nvidia.com/gpu.count``
 under single (k8s-device-plugin ``internal/lm/mig-strategy.go``). Under single a layout of several profiles is
 labelled ``<model>-MIG-INVALID`` with count 0: only DRA allows such a pool (the device plugin is off), and there
@@ -59,8 +61,9 @@ def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
             elif state in ("pending", "rebooting"):
                 yield _finding(
                     Severity.WARNING, pool, node, f"label {MIG_CONFIG_STATE_LABEL}", "success", state,
-                    "the mig-manager is repartitioning the node, or is stuck (over 15 minutes: pods still hold its "
-                    f"GPUs, drain the node); {retry}",
+                    "the mig-manager is repartitioning the node, its operands paused until it sets success (a GPU a "
+                    "pod still holds makes it go failed, not wait; mig-manager v0.15.0 stays pending with the operands "
+                    f"paused when one of their pods is not deleted within 5 minutes); {retry}",
                 )  # fmt: skip
             wanted, found = _devices(expected, pool), _reported(node)
             if found is not None and wanted is not None and wanted != found and state not in ("pending", "rebooting"):
