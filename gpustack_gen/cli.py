@@ -406,7 +406,7 @@ def values_kept(values: tuple[str, ...]) -> None:
     of the GPU Operator."""
     from ruamel.yaml.error import YAMLError
 
-    from .helm_values import dropped_keys
+    from .helm_values import MERGED_LISTS, dropped_keys
     from .validate.operator_keys import VALUES_KEYS
     from .yamlio.input_file import InputFileError, read_input_bytes
     from .yamlio.limits import MAX_IMPORT_INPUT_BYTES
@@ -434,11 +434,14 @@ def values_kept(values: tuple[str, ...]) -> None:
             sys.exit(ExitCode.INVALID)
     dropped = dropped_keys(live or {}, passed, tuple(gate.path for gate in VALUES_KEYS))
     if dropped:
-        _echo(
-            f"error: the release has values the upgrade would drop: {', '.join(dropped)} (hint: keep them in a values "
-            "file listed in the fleet's operator.valuesFiles)",
-            err=True,
-        )
+        merged = [key for key in dropped if key in MERGED_LISTS]
+        hint = "keep them in a values file listed in the fleet's operator.valuesFiles"
+        if merged:
+            hint += (
+                f"; {', '.join(merged)} is set by gpustack-gen's values file too (the chart's default and what the "
+                "pools' taints need), which comes last: give the pools that need those items their taints in the fleet"
+            )
+        _echo(f"error: the release has values the upgrade would drop: {', '.join(dropped)} (hint: {hint})", err=True)
         sys.exit(ExitCode.DIFFERS)
     _echo(f"the upgrade keeps every value the release has ({len(values)} files)")
 

@@ -20,6 +20,7 @@ from ..compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
 from ..compile.gpu_operator import MPS_ROOT
 from ..compile.operator import driver_upgrade_policy
 from ..errors import FleetError, Problem
+from ..helm_values import MERGED_LISTS
 from ..k8s_state import ConfigMap, Where
 from ..model.backends.gpu_operator import RESOURCE_GPU
 from ..model.fleet import DriverUpgrade
@@ -53,11 +54,12 @@ _OTHER_BACKENDS_KEYS = ("driver.manager.env",)
 # recovered from a cluster yet, so an imported fleet renders them; a value there stays a TODO.
 _UPGRADE_POLICY_KEYS = tuple(gate.path for gate in VALUES_KEYS if gate.path.startswith("driver.upgradePolicy."))
 # Values keys the fleet model owns (rendered into gpu-operator-values.yaml): the version-gate table, but for
-# the operand switches an import requires on (only another device backend, such as HAMi, turns one off).
+# the operand switches an import requires on (only another device backend, such as HAMi, turns one off) and the
+# operands' tolerations, which stay the user's (the fleet adds only what its pool taints need).
 OWNED_KEYS = tuple(
     gate.path
     for gate in VALUES_KEYS
-    if gate.path not in (*_REQUIRED_OPERANDS, *_OTHER_BACKENDS_KEYS, *_UPGRADE_POLICY_KEYS)
+    if gate.path not in (*_REQUIRED_OPERANDS, *_OTHER_BACKENDS_KEYS, *_UPGRADE_POLICY_KEYS, *MERGED_LISTS)
 )
 # ClusterPolicy spec sections the model has a say in (the rest is listed as outside the model).
 _POLICY_SECTIONS = frozenset({"cdi", "driver", "toolkit", "mig", "devicePlugin", "migManager"})

@@ -22,7 +22,14 @@ OWNED = ("driver.version",)
 
 def test_a_key_no_passed_file_sets_is_dropped_one_a_file_replaces_is_not() -> None:
     live = {"nfd": {"enabled": False}, "daemonsets": {"tolerations": [{"key": "a"}]}, "driver": {"version": "1"}}
-    assert dropped_keys(live, [{"daemonsets": {"tolerations": []}}], OWNED) == ["nfd.enabled"]
+    assert dropped_keys(live, [{"daemonsets": {"tolerations": [{"key": "a"}, {"key": "b"}]}}], OWNED) == ["nfd.enabled"]
+    # the operands' tolerations: the list the upgrade ends with must still hold the release's items
+    tolerations = [{"daemonsets": {"tolerations": [{"key": "a"}]}}, {"daemonsets": {"tolerations": [{"key": "b"}]}}]
+    assert dropped_keys(live, tolerations, OWNED) == ["nfd.enabled", "daemonsets.tolerations"]
+    assert dropped_keys(live, [{"daemonsets": {"tolerations": []}}], ("daemonsets", "driver")) == [
+        "nfd.enabled",
+        "daemonsets.tolerations",
+    ]
     assert dropped_keys(live, [{"nfd": {"enabled": True}}, {"daemonsets": None}], OWNED) == []
     assert dropped_keys(live, [], ()) == ["nfd.enabled", "daemonsets.tolerations", "driver.version"]
 

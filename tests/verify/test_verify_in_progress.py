@@ -51,7 +51,10 @@ def test_a_node_mid_mig_change_is_in_progress_not_an_error(tmp_path: Path) -> No
     [step] = result.in_progress
     assert (step.pool, step.node) == ("a100", A100)
     assert step.state.startswith("MIG reconfiguration to custom-3g.20gb-2g.10gb-1g.5gbx2 pending, operands paused")
-    assert "nvidia.com/mig.config.state=success" in step.ends and "kubectl --context train wait node/gpu-a100-1" in step.ends
+    assert (
+        "nvidia.com/mig.config.state=success" in step.ends
+        and "kubectl --context train wait node/gpu-a100-1" in step.ends
+    )
     hints = [f.hint for f in result.findings if f.node == A100]
     assert hints and all(hint.startswith("in progress: ") for hint in hints)
     assert not any("CRI-O" in hint or "containerd" in hint or "runtime" in hint for hint in hints)
