@@ -35,6 +35,7 @@ from typing import Any
 
 from ..model.names import QUANTITY
 from .findings import SchemaFinding, describe_value, findings_from_errors, format_path
+from .inline_refs import inline_refs
 from .memo import MEMO_SIZE, json_key
 from .schema_files import SchemaValidator
 
@@ -145,12 +146,12 @@ def _definitions(schema_dir: str) -> Any:
 
 
 @functools.cache
-def kubernetes_validator(schema_dir: str, kind: str, api_version: str) -> SchemaValidator:
-    """One compiled validator per (schema folder, kind, apiVersion) per process.
+def kind_schema(schema_dir: str, kind: str, api_version: str) -> tuple[Mapping[str, Any], str, Any]:
+    """The schema file of one kind as written, its base URI and the ``referencing`` registry its references
+    resolve in (with the folder's ``_definitions.json``), read once per process.
 
     Raises :class:`KubernetesSchemaNotFound` when the folder has no schema for that kind.
     """
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # lazy: cold start
     from referencing import Registry, Resource
 
     path = Path(schema_dir) / _schema_file_name(kind, api_version)
@@ -160,13 +161,29 @@ def kubernetes_validator(schema_dir: str, kind: str, api_version: str) -> Schema
         )
     with path.open(encoding="utf-8") as handle:
         schema = json.load(handle)
+    base = schema.get("$id", path.as_uri())
     registry: Any = Registry().with_resources(
         [
-            (schema.get("$id", path.as_uri()), Resource.from_contents(schema)),
+            (base, Resource.from_contents(schema)),
             ("https://kubernetes.io/api/_definitions.json", _definitions(schema_dir)),
         ]
     )
-    validator: SchemaValidator = Draft202012Validator(schema, registry=registry, format_checker=None)
+    return schema, base, registry
+
+
+@functools.cache
+def kubernetes_validator(schema_dir: str, kind: str, api_version: str) -> SchemaValidator:
+    """One compiled validator per (schema folder, kind, apiVersion) per process, on the kind's schema with
+    its references inlined (:mod:`.inline_refs`: the same verdicts, without a lookup per reference).
+
+    Raises :class:`KubernetesSchemaNotFound` when the folder has no schema for that kind.
+    """
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # lazy: cold start
+
+    schema, base, registry = kind_schema(schema_dir, kind, api_version)
+    validator: SchemaValidator = Draft202012Validator(
+        inline_refs(schema, base, registry), registry=registry, format_checker=None
+    )
     return validator
 
 
