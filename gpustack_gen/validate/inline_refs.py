@@ -42,18 +42,21 @@ class _Inliner:
             return self._reference(node, base, active)
         return self._children(node, base, active)
 
-    def _children(self, node: Mapping[str, Any], base: str, active: tuple[str, ...]) -> dict[str, Any]:
+    def _children(self, node: Mapping[str, Any], base: str, active: tuple[str, ...]) -> Mapping[str, Any]:
+        """``node`` with its subschemas inlined; ``node`` itself where nothing below it changes (memory)."""
         out: dict[str, Any] = {}
         for key, value in node.items():
             if key in _NAMED_SCHEMAS and isinstance(value, Mapping):
-                out[key] = {name: self.schema(sub, base, active) for name, sub in value.items()}
+                named = {name: self.schema(sub, base, active) for name, sub in value.items()}
+                out[key] = value if all(named[name] is sub for name, sub in value.items()) else named
             elif key in _SCHEMA_LISTS and isinstance(value, list):
-                out[key] = [self.schema(sub, base, active) for sub in value]
+                listed = [self.schema(sub, base, active) for sub in value]
+                out[key] = value if all(a is b for a, b in zip(listed, value, strict=True)) else listed
             elif key in _ANNOTATIONS or key in ("enum", "const", "required") or key.startswith("x-"):
                 out[key] = value  # data, not schemas
             else:
                 out[key] = self.schema(value, base, active)
-        return out
+        return node if all(out[key] is value for key, value in node.items()) else out
 
     def _reference(self, node: Mapping[str, Any], base: str, active: tuple[str, ...]) -> Any:
         uri = urljoin(base, node["$ref"])
