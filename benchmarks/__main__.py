@@ -1,9 +1,11 @@
 """``python -m benchmarks [--quick]``: run every figure, each in its own process, and print one table.
 
 Columns: figure, measured, floor, ratio (measured / floor, or floor / measured for "x faster"
-figures), goal, met?. The full run (1, 10, 100 and 1000 clusters; the write path at 100, 300 and 1000)
-takes about 6 minutes on 2 cores, most of it the write path's whole processes; ``--quick`` (1 and 10
-clusters, the write path at 10, one repetition) takes seconds and is what the smoke test runs.
+figures), goal, met?. The full run (1, 10, 100 and 1000 clusters; the write path at 100, 300 and 1000;
+the whole commands at 100 and 1000) takes 10-15 minutes on 2 cores, most of it whole processes;
+``--quick`` (1 and 10 clusters, the write path and the whole commands at 10, one repetition) takes
+seconds and is what the smoke test runs. ``--code before=DIR`` measures the whole commands of another
+source tree beside this one, in the same rounds.
 """
 
 from __future__ import annotations
@@ -278,6 +280,68 @@ def write_rows(results: list[dict[str, Any]]) -> list[Row]:
     return rows
 
 
+# (command, floor, label, target ratio, judged on): the whole-command targets, judged at 1000 clusters
+# (cold validate of the bundled example at any size). CPU time for what computes; wall time for the
+# write pair, whose floor is mostly waiting on the disk.
+COMMAND_GOALS = (
+    ("validate-example", "import-floor", "cold validate of the bundled example", 2.0, "wall"),
+    ("render-check", "validate", "render --check", 1.6, "cpu"),
+    ("diff", "validate", "diff, 1 cluster changed", 1.3, "cpu"),
+    ("plan", "validate", "plan, 1 cluster changed", 1.3, "cpu"),
+    ("render-fresh", "write-floor", "fresh render", 4.0, "wall"),
+)
+FLOOR_LABELS = {
+    "import-floor": 'python -c "import pydantic, ruamel.yaml, click"',
+    "validate": "validate",
+    "write-floor": "the same bytes as files + one syncfs",
+}
+PEAK_RSS_GOAL = 237 * MIB  # peak memory at 1000 clusters before this work
+
+
+def commands_rows(results: list[dict[str, Any]], big: int) -> list[Row]:
+    """Whole processes, each command beside its floor in the same run; one block of rows per code measured."""
+
+    def cell(figures: dict[str, Any]) -> str:
+        return f"{_s(figures['wall']['median'])} (cpu {_s(figures['cpu']['median'])})"
+
+    rows: list[Row] = []
+    for result in results:
+        n = result.get("clusters", "?")
+        error = _error_row(f"whole commands at {n} clusters", result)
+        if error:
+            rows.append(error)
+            continue
+        several = len(result["results"]) > 1
+        for label, by_command in result["results"].items():
+            suffix = f", {label}" if several else ""
+            for command, floor, name, goal, basis in COMMAND_GOALS:
+                ratio = by_command[command][basis]["median"] / by_command[floor][basis]["median"]
+                judged = command == "validate-example" or n == big
+                rows.append(
+                    (
+                        f"whole {name} at {n} clusters{suffix}",
+                        cell(by_command[command]),
+                        f"{FLOOR_LABELS[floor]} {cell(by_command[floor])}",
+                        f"{ratio:.2f}x",
+                        f"<= {goal:g}x ({basis})",
+                        _met(ratio <= goal) if judged else f"- (goal at {big})",
+                    )
+                )
+            peak_command = max(by_command, key=lambda c: by_command[c]["rss"]["median"])
+            peak = by_command[peak_command]["rss"]["median"]
+            rows.append(
+                (
+                    f"whole commands' peak RSS at {n} clusters{suffix}",
+                    f"{peak / MIB:.0f} MiB ({peak_command})",
+                    f"{PEAK_RSS_GOAL / MIB:.0f} MiB",
+                    f"{peak / PEAK_RSS_GOAL:.2f}",
+                    f"<= {PEAK_RSS_GOAL / MIB:.0f} MiB",
+                    _met(peak <= PEAK_RSS_GOAL) if n == big else f"- (goal at {big})",
+                )
+            )
+    return rows
+
+
 def format_table(rows: list[Row], markdown: bool) -> str:
     if markdown:
         lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
@@ -298,6 +362,18 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         nargs="+",
         help="fleet sizes for the write path (default 100 300 1000; 10 with --quick)",
+    )
+    parser.add_argument(
+        "--command-sizes",
+        type=int,
+        nargs="+",
+        help="fleet sizes for the whole commands (default 100 1000; 10 with --quick)",
+    )
+    parser.add_argument(
+        "--code",
+        action="append",
+        metavar="LABEL=DIR",
+        help="whole commands: a source tree to measure beside the others (repeatable; default: this tree)",
     )
     parser.add_argument("--reps", type=int, help="repetitions below 1000 clusters (default 5; 3 at 100)")
     parser.add_argument("--big-reps", type=int, default=1, help="repetitions at 1000 clusters (default 1)")
@@ -345,6 +421,11 @@ def main(argv: list[str] | None = None) -> int:
         _worker(["write", "--clusters", str(n), "--reps", str(reps(n)), *quick_write], timeout=1800)
         for n in write_sizes
     ]
+    code_args = [f"--code={code}" for code in args.code or []]
+    commands = [
+        _worker(["commands", "--clusters", str(n), "--reps", str(reps(n)), *quick_write, *code_args], timeout=3600)
+        for n in args.command_sizes or ([10] if args.quick else [100, big])
+    ]
     elapsed = time.perf_counter() - started
 
     rows = [
@@ -353,6 +434,7 @@ def main(argv: list[str] | None = None) -> int:
         *validate_rows(validated),
         *(row for figure, result in compared.items() for row in comparison_rows(figure, result, renders, big)),
         *write_rows(writes),
+        *commands_rows(commands, big),
     ]
     cores = os.cpu_count()
     print(
@@ -360,12 +442,23 @@ def main(argv: list[str] | None = None) -> int:
         f"CLI: {cold.get('cli', '?')}; floor: {cold.get('floor_command', '?')}; "
         f"cold start: {runs} runs each, ratio of wall medians; library figures (render, load, validation, diff, plan): "
         f"ratio of CPU-time medians (single-threaded, so other load on the machine does not skew it; "
-        f"wall shown beside); write path: whole processes, ratio of wall medians; total {elapsed:.0f} s"
+        f"wall shown beside); write path: whole processes, ratio of wall medians; whole commands: each process's "
+        f"own CPU time and peak RSS (wait4), with wall beside; total {elapsed:.0f} s"
     )
     print(format_table(rows, args.markdown))
     if args.json:
         Path(args.json).write_text(
-            json.dumps({"cold": cold, "render": renders, "validate": validated, **compared, "write": writes}, indent=1)
+            json.dumps(
+                {
+                    "cold": cold,
+                    "render": renders,
+                    "validate": validated,
+                    **compared,
+                    "write": writes,
+                    "commands": commands,
+                },
+                indent=1,
+            )
         )
     failed = [row for row in rows if row[1].startswith("error:")]
     return 1 if failed else 0

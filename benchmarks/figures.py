@@ -6,6 +6,7 @@
     python -m benchmarks.figures diff --clusters 1000 --reps 1
     python -m benchmarks.figures plan --clusters 1000 --reps 1
     python -m benchmarks.figures write --clusters 300 --reps 1 [--dir /path/on/the/disk/to/test]
+    python -m benchmarks.figures commands --clusters 100 --reps 3 [--code before=/tmp/old-tree --code after=.]
     python -m benchmarks.figures profile --clusters 100 [--out render.prof]
 
 ``python -m benchmarks`` runs them and prints the table. One process per figure (and per fleet size)
@@ -453,6 +454,173 @@ def write_path(clusters: int, reps: int, where: str | None, warm_up: bool = True
     }
 
 
+# --- figure 6: whole commands against their floors ----------------------------------------------------
+
+# The file-write floor: the bytes of a render, held in one JSON file, written as files, then one syncfs.
+WRITE_FLOOR = """
+import ctypes, json, os, sys
+files = json.load(open(sys.argv[1], encoding="utf-8"))
+root = sys.argv[2]
+for path, text in files:
+    target = os.path.join(root, path)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    with open(target, "w", encoding="utf-8") as stream:
+        stream.write(text)
+fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+ctypes.CDLL(None).syncfs(fd)
+os.close(fd)
+"""
+# Packs a rendered folder into that JSON file; prints its file and document counts.
+PACK_FOLDER = """
+import json, pathlib, sys
+root = pathlib.Path(sys.argv[1])
+files = [[p.relative_to(root).as_posix(), p.read_text(encoding="utf-8")] for p in sorted(root.rglob("*")) if p.is_file()]
+pathlib.Path(sys.argv[2]).write_text(json.dumps(files), encoding="utf-8")
+print(len(files), sum(text.count("\\n---\\n") + 1 for _, text in files))
+"""
+COMMANDS = (
+    "import-floor",
+    "validate-example",
+    "validate",
+    "render-check",
+    "diff",
+    "plan",
+    "render-fresh",
+    "write-floor",
+)
+# (command, its floor): the ratios the targets are set on.
+COMMAND_RATIOS = (
+    ("validate-example", "import-floor"),
+    ("render-check", "validate"),
+    ("diff", "validate"),
+    ("plan", "validate"),
+    ("render-fresh", "write-floor"),
+)
+
+
+def _run_measured(argv: list[str], cwd: Path, env: dict[str, str], expect: tuple[int, ...] = (0,)) -> dict[str, float]:
+    """Wall, user and system seconds and peak RSS (bytes) of one whole process, from its own ``wait4``."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as stderr:
+        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        process.returncode = code = os.waitstatus_to_exitcode(status)
+        if code not in expect:
+            stderr.seek(0)
+            raise RuntimeError(f"{' '.join(argv)} exited {code}: {stderr.read()[-2000:].decode(errors='replace')}")
+    return {
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "user": usage.ru_utime,
+        "sys": usage.ru_stime,
+        "rss": usage.ru_maxrss * 1024,  # kilobytes on Linux
+    }
+
+
+def whole_commands(
+    clusters: int, reps: int, codes: dict[str, Path], where: str | None, warm_up: bool
+) -> dict[str, Any]:
+    """The commands users run, as whole processes, each beside its floor, in one run (see COMMAND_RATIOS).
+
+    Each code (a label and a source tree, e.g. a checkout of an earlier commit) runs as
+    ``python -m gpustack_gen`` with that tree first on ``PYTHONPATH``; rounds interleave every command of
+    every code, so drift on a shared machine hits all alike. The fleet is ``generate_mixed_fleet``; the
+    changed fleet has one more node in the first cluster's first pool (one of N clusters changed).
+    """
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    samples: dict[str, dict[str, list[dict[str, float]]]] = {label: {c: [] for c in COMMANDS} for label in codes}
+    with tempfile.TemporaryDirectory(prefix="gpustack-gen-commands-", dir=where) as tmp:
+        root = Path(tmp)
+        # The fleets are generated, and the rendered folders packed, in processes of their own: a child's
+        # ru_maxrss starts from its parent's resident size at fork, so this process must stay small.
+        here_env = {**base_env, "PYTHONPATH": str(REPO_ROOT)}
+        setup = [
+            sys.executable,
+            "-m",
+            "benchmarks.figures",
+            "commands-setup",
+            "--clusters",
+            str(clusters),
+            "--dir",
+            tmp,
+        ]
+        subprocess.run(setup, env=here_env, check=True)
+        backends = json.loads((root / "backends.json").read_text(encoding="utf-8"))
+        envs = {label: {**base_env, "PYTHONPATH": str(code)} for label, code in codes.items()}
+        cli = [sys.executable, "-m", "gpustack_gen"]  # the same for every code: PYTHONPATH picks the tree
+        documents = files = 0
+        for label in codes:  # untimed: the rendered folder check and plan read, and the write floor's bytes
+            _run_measured([*cli, "render", "fleet.yaml", "--out", f"rendered-{label}"], root, envs[label])
+            pack = [sys.executable, "-c", PACK_FOLDER, f"rendered-{label}", f"payload-{label}.json"]
+            counts = subprocess.run(pack, cwd=root, env=base_env, check=True, capture_output=True, text=True)
+            files, documents = map(int, counts.stdout.split())
+
+        def argv(label: str, command: str, rep: int) -> tuple[list[str], Path, tuple[int, ...]]:
+            here, fleet = root, "fleet.yaml"
+            if command == "import-floor":
+                return [sys.executable, "-c", FLOOR_IMPORTS], codes[label], (0,)
+            if command == "validate-example":
+                return [*cli, "validate", EXAMPLE], codes[label], (0,)
+            if command == "validate":
+                return [*cli, "validate", fleet], here, (0,)
+            if command == "render-check":
+                return [*cli, "render", fleet, "--out", f"rendered-{label}", "--check"], here, (0,)
+            if command == "diff":
+                return [*cli, "diff", "old/fleet.yaml", fleet], here, (0,)
+            if command == "plan":  # 1: a step the plan cannot order is still a plan printed
+                return [*cli, "plan", "old/fleet.yaml", fleet, "--rendered", f"rendered-{label}"], here, (0, 1)
+            if command == "render-fresh":
+                return [*cli, "render", fleet, "--out", f"fresh-{label}-{rep}"], here, (0,)
+            floor = [sys.executable, "-c", WRITE_FLOOR, f"payload-{label}.json", f"floor-{label}-{rep}"]
+            return floor, here, (0,)
+
+        # Nothing is deleted until the end: see write_path on ext4 and recently freed inodes.
+        for rep in range(reps + (1 if warm_up else 0)):
+            for command in COMMANDS:
+                for label in codes:
+                    args, cwd, expect = argv(label, command, rep)
+                    measured = _run_measured(args, cwd, envs[label], expect)
+                    if rep or not warm_up:
+                        samples[label][command].append(measured)
+    return {
+        "figure": "commands",
+        "clusters": clusters,
+        "backends": backends,
+        "files": files,
+        "documents": documents,
+        "reps": reps,
+        "codes": {label: str(code) for label, code in codes.items()},
+        "results": {
+            label: {
+                command: {part: _stats([s[part] for s in runs]) for part in ("wall", "cpu", "user", "sys", "rss")}
+                for command, runs in by_command.items()
+            }
+            for label, by_command in samples.items()
+        },
+    }
+
+
+def write_command_fleets(clusters: int, folder: Path) -> None:
+    """old/fleet.yaml (the mixed fleet), fleet.yaml (one cluster changed) and backends.json (counts)."""
+    from ruamel.yaml import YAML
+
+    from .fleetgen import generate_mixed_fleet
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    mapping = generate_mixed_fleet(clusters)
+    (folder / "old").mkdir()
+    for path, data in (("old/fleet.yaml", mapping), ("fleet.yaml", _one_cluster_changed(mapping))):
+        with open(folder / path, "w", encoding="utf-8") as stream:
+            yaml.dump(data, stream)
+    backends = {
+        b: sum(c.get("backend", "gpu-operator") == b for c in mapping["clusters"])
+        for b in ("gpu-operator", "hami", "dra")
+    }
+    (folder / "backends.json").write_text(json.dumps(backends), encoding="utf-8")
+
+
 # --- profiles -------------------------------------------------------------------------------------------
 
 
@@ -480,18 +648,37 @@ def profile_render(clusters: int, out: str | None, top: int) -> None:
     stats.sort_stats("tottime").print_stats(top)
 
 
+def _code(text: str) -> tuple[str, Path]:
+    label, _, folder = text.partition("=")
+    if not folder or not (Path(folder) / "gpustack_gen" / "__main__.py").is_file():
+        raise SystemExit(f"--code {text}: expected LABEL=DIR, DIR a gpustack-gen source tree")
+    return label, Path(folder).resolve()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.figures", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="figure", required=True)
     cold = sub.add_parser("cold", help="cold start of the CLI against the import floor")
     cold.add_argument("--runs", type=int, default=10)
-    for name in ("render", "validate", "diff", "plan", "write", "profile"):
+    setup = sub.add_parser("commands-setup", help="write the fleets of the whole-command figure into --dir")
+    setup.add_argument("--clusters", type=int, required=True)
+    setup.add_argument("--dir", required=True)
+    for name in ("render", "validate", "diff", "plan", "write", "commands", "profile"):
         command = sub.add_parser(name)
         command.add_argument("--clusters", type=int, default=100)
         command.add_argument("--reps", type=int, default=3)
         if name == "write":
             command.add_argument("--dir", help="the folder to write in (default: the system's temporary folder)")
             command.add_argument("--no-warm-up", action="store_true", help="no untimed render first (smoke runs)")
+        if name == "commands":
+            command.add_argument("--dir", help="the folder to write in (default: the system's temporary folder)")
+            command.add_argument("--no-warm-up", action="store_true", help="no untimed round first (smoke runs)")
+            command.add_argument(
+                "--code",
+                action="append",
+                metavar="LABEL=DIR",
+                help="a source tree to measure (repeatable; default: this one, labelled 'this')",
+            )
         if name == "validate":
             command.add_argument("--kv-docs", type=int, default=20, help="ConfigMaps given to kubernetes-validate")
         if name == "profile":
@@ -506,6 +693,12 @@ def main(argv: list[str] | None = None) -> None:
         result = validation(args.clusters, args.reps, args.kv_docs)
     elif args.figure in ("diff", "plan"):
         result = compare_fleets(args.figure, args.clusters, args.reps)
+    elif args.figure == "commands-setup":
+        write_command_fleets(args.clusters, Path(args.dir))
+        return
+    elif args.figure == "commands":
+        codes = dict(_code(text) for text in args.code or [f"this={REPO_ROOT}"])
+        result = whole_commands(args.clusters, args.reps, codes, args.dir, warm_up=not args.no_warm_up)
     elif args.figure == "write":
         result = write_path(args.clusters, args.reps, args.dir, warm_up=not args.no_warm_up)
     else:

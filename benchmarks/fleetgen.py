@@ -243,3 +243,107 @@ def coverage(fleet: dict[str, Any]) -> dict[str, set[str]]:
             if sharing["strategy"] == "mig":
                 found["mig"].add("layout" if "layout" in sharing else "config")
     return found
+
+
+# --- a mixed fleet: the generator's GPU Operator clusters plus HAMi and DRA clusters ----------------------
+
+_HAMI_GPUS = ("tesla-t4", "l4", "a100-40gb", "v100")
+_DRA_GPUS = ("tesla-t4", "l4", "a100-40gb", "h100-80gb")
+_DRA_SHARING = {
+    "none": {"strategy": "none"},
+    "time-slicing": {"strategy": "time-slicing", "replicas": 3, "interval": "Medium"},
+    "mps": {"strategy": "mps", "replicas": 2},
+    "mig": {"strategy": "mig", "config": "all-balanced"},
+}
+_DRA_MIG_PROFILES = {"a100-40gb": "1g.5gb", "h100-80gb": "1g.10gb"}  # in each model's all-balanced
+_BACKEND_STRIDE = 10  # of every 10 clusters, one on HAMi and one on DRA: ~10 % each
+
+
+def _hami_cluster(rng: random.Random, name: str) -> dict[str, Any]:
+    """A HAMi cluster (the shape of examples/hami): pools split into vGPUs, workloads holding GPU memory."""
+    pools: list[dict[str, Any]] = []
+    workloads: list[dict[str, Any]] = []
+    split = rng.randint(2, 10)  # the chart sets one split for the cluster (per-node settings need node names)
+    for p in range(4):
+        gpu = _HAMI_GPUS[p]
+        pool: dict[str, Any] = {
+            "name": f"pool-{p}-{gpu}",
+            "gpu": gpu,
+            "nodes": rng.randint(1, 8),
+            "gpusPerNode": rng.choice((1, 2, 4, 8)),
+            "nodeSelector": {"gpustack.dev/pool": f"pool-{p}-{gpu}"},
+            "sharing": {"strategy": "hami", "split": split},
+        }
+        pools.append(pool)
+        capacity = pool["nodes"] * pool["gpusPerNode"] * split
+        for w in range(2):
+            workload: dict[str, Any] = {
+                "name": f"svc-{p}-{w}",
+                "namespace": _NAMESPACES[(p + w) % len(_NAMESPACES)],
+                "pool": pool["name"],
+                "gpus": 1,
+                "replicas": rng.randint(0, capacity // 4),  # each of the two within a quarter of the pool
+            }
+            if w == 0:
+                workload["gpuMemory"] = rng.choice(("1Gi", "3Gi", "3000Mi"))
+            else:
+                workload["gpuMemoryPercent"] = rng.randint(1, 100 // split)
+                workload["gpuCores"] = rng.randint(1, 100 // split)
+            workloads.append(workload)
+    return {
+        "name": name,
+        "kubernetes": rng.choice(_KUBERNETES),
+        "backend": "hami",
+        "operator": {"version": "v25.3.3"},
+        "nodePools": pools,
+        "workloads": workloads,
+    }
+
+
+def _dra_cluster(rng: random.Random, name: str) -> dict[str, Any]:
+    """A DRA cluster (the shape of examples/dra): DeviceClasses and claims, every sharing strategy."""
+    pools: list[dict[str, Any]] = []
+    workloads: list[dict[str, Any]] = []
+    for p, gpu in enumerate(_DRA_GPUS):
+        kinds = ["none", "time-slicing", "mps", *(["mig"] if gpu in _DRA_MIG_PROFILES else [])]
+        sharing = _DRA_SHARING[rng.choice(kinds)]
+        pool: dict[str, Any] = {
+            "name": f"pool-{p}-{gpu}",
+            "gpu": gpu,
+            "nodes": rng.randint(1, 4),
+            "gpusPerNode": rng.choice((1, 2, 8)),
+            "nodeSelector": {"gpustack.dev/pool": f"pool-{p}-{gpu}"},
+            "sharing": sharing,
+        }
+        pools.append(pool)
+        workload: dict[str, Any] = {
+            "name": f"svc-{p}",
+            "namespace": _NAMESPACES[p % len(_NAMESPACES)],
+            "pool": pool["name"],
+            # the pods of a workload share one claim, so one node and one GPU's sharers
+            "replicas": rng.randint(0, sharing.get("replicas", 1)),
+            "gpus": 1,
+        }
+        if sharing["strategy"] == "mig":
+            workload["migProfile"] = _DRA_MIG_PROFILES[gpu]
+        workloads.append(workload)
+    return {
+        "name": name,
+        "kubernetes": rng.choice(("1.32.4", "1.33.1", "1.34.2", "1.35.0")),
+        "backend": "dra",
+        "operator": {"version": "v26.7.0"},
+        "nodePools": pools,
+        "workloads": workloads,
+    }
+
+
+def generate_mixed_fleet(clusters: int, seed: int = DEFAULT_SEED) -> dict[str, Any]:
+    """``generate_fleet`` with cluster 10k+5 on HAMi and 10k+9 on DRA (about 10 % each; same names)."""
+    fleet = generate_fleet(clusters, seed)
+    rng = random.Random(seed + 2)
+    for index, cluster in enumerate(fleet["clusters"]):
+        if index % _BACKEND_STRIDE == 5:
+            fleet["clusters"][index] = _hami_cluster(rng, cluster["name"])
+        elif index % _BACKEND_STRIDE == 9:
+            fleet["clusters"][index] = _dra_cluster(rng, cluster["name"])
+    return fleet

@@ -18,7 +18,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # benchmarks/ is not part of the installed package
     sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.fleetgen import coverage, generate_fleet, perturb  # noqa: E402
+from benchmarks.fleetgen import coverage, generate_fleet, generate_mixed_fleet, perturb  # noqa: E402
 
 # Every row the quick table must print (a prefix of its first column).
 FIGURE_ROWS = (
@@ -36,6 +36,12 @@ FIGURE_ROWS = (
     "write 10 clusters: fresh render",
     "write 10 clusters: re-render, nothing changed",
     "write 10 clusters: re-render, one cluster changed",
+    "whole cold validate of the bundled example at 10 clusters",
+    "whole render --check at 10 clusters",
+    "whole diff, 1 cluster changed at 10 clusters",
+    "whole plan, 1 cluster changed at 10 clusters",
+    "whole fresh render at 10 clusters",
+    "whole commands' peak RSS at 10 clusters",
 )
 # Rows that may say n/a instead of a ratio, and why.
 OPTIONAL = {
@@ -103,3 +109,13 @@ def test_perturbed_fleet_loads_and_differs() -> None:
     assert changed == 8
     assert new != old
     load_fleet(new)
+
+
+def test_mixed_fleet_loads_with_every_backend() -> None:
+    from gpustack_gen import load_fleet
+
+    mapping = generate_mixed_fleet(20)
+    fleet = load_fleet(mapping)
+    backends = [c.backend for c in fleet.clusters]
+    assert (backends.count("gpu-operator"), backends.count("hami"), backends.count("dra")) == (16, 2, 2)
+    assert generate_mixed_fleet(20) == mapping

@@ -62,3 +62,31 @@ def test_render_restores_the_collector_when_it_fails(fleet: Fleet, monkeypatch: 
     with pytest.raises(InternalError):
         render(fleet)
     assert gc.isenabled()
+
+
+@pytest.mark.usefixtures("restore_gc")
+def test_what_the_pause_keeps_is_frozen_not_left_for_the_next_collection() -> None:
+    from gpustack_gen.gcpause import gc_paused
+
+    gc.enable()
+    frozen = gc.get_freeze_count()
+    with gc_paused():
+        kept = [[index] for index in range(5000)]
+        assert gc.get_freeze_count() == frozen  # nothing frozen before the block ends
+    assert gc.get_freeze_count() >= frozen + len(kept)
+    assert gc.get_count()[0] < len(kept)  # the youngest generation does not hold them
+    assert gc.isenabled()
+
+
+@pytest.mark.usefixtures("restore_gc")
+def test_a_pause_inside_a_pause_freezes_once_at_the_outer_end() -> None:
+    from gpustack_gen.gcpause import gc_paused
+
+    gc.enable()
+    with gc_paused():
+        frozen = gc.get_freeze_count()
+        with gc_paused():
+            kept = [[index] for index in range(100)]
+        assert not gc.isenabled()
+        assert gc.get_freeze_count() == frozen
+    assert gc.get_freeze_count() >= frozen + len(kept)

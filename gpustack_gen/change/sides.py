@@ -15,13 +15,13 @@ import shlex
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..compile.artifact import kind_of_file
 from ..emit.bundle import generated_files
-from ..errors import InputError, UsageError
+from ..errors import FleetError, InputError, UsageError
 from ..yamlio.limits import MAX_FLEET_BYTES, MAX_RENDERED_FILE_BYTES
 
 if TYPE_CHECKING:
@@ -78,7 +78,11 @@ def read_sides(args: tuple[str, ...], base_ref: str | None, load: Callable[[str]
             raise DiffUsageError("with --base REF, give one FLEET file")
         if not Path(args[0]).is_file():
             raise DiffInputError(f"{args[0]}: no such fleet file")
-        return fleet_at_ref(base_ref, args[0]), Side.of_fleet(load(args[0]), args[0], args[0])
+        raw, label = read_at_ref(base_ref, args[0])
+        new = _same_as_base(raw, args[0], load)
+        if new is not None:  # the file as committed: its fleet, named as the base
+            return Side.of_fleet(_named(new.fleet, label), label), new
+        return _fleet_of_bytes(raw, label), Side.of_fleet(load(args[0]), args[0], args[0])
     if len(args) != 2:
         raise DiffUsageError("give OLD and NEW, or --base REF FLEET")
     return read_side(args[0]), read_side(args[1], load)
@@ -168,11 +172,34 @@ def read_at_ref(ref: str, fleet_path: str | Path) -> tuple[bytes, str]:
 
 def fleet_at_ref(ref: str, fleet_path: str | Path) -> Side:
     """The fleet as committed at ``ref`` (raises FleetError when it was invalid there)."""
+    return _fleet_of_bytes(*read_at_ref(ref, fleet_path))
+
+
+def _fleet_of_bytes(raw: bytes, label: str) -> Side:
     from ..model.load import fleet_from_document
     from ..yamlio.source import parse_bytes
 
-    raw, label = read_at_ref(ref, fleet_path)
     return Side.of_fleet(fleet_from_document(parse_bytes(raw, label)), label)
+
+
+def _same_as_base(raw: bytes, fleet_path: str, load: Callable[[str], Fleet]) -> Side | None:
+    """The working file's side when its bytes are the base's and it loads: then the base needs no second load.
+
+    None otherwise, and when it does not load: the base is then read on its own, so that its errors name it.
+    """
+    try:
+        if Path(fleet_path).read_bytes() != raw:
+            return None
+        return Side.of_fleet(load(fleet_path), fleet_path, fleet_path)
+    except (OSError, FleetError):
+        return None
+
+
+def _named(fleet: Fleet | None, label: str) -> Fleet:
+    """The same fleet read from ``label``: what the same bytes give under that name."""
+    assert fleet is not None
+    warnings = tuple(replace(problem, file=label) for problem in fleet.warnings)
+    return replace(fleet, source=label, warnings=warnings)
 
 
 def _git(git: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:

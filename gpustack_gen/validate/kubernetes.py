@@ -35,6 +35,7 @@ from typing import Any
 
 from ..model.names import QUANTITY
 from .findings import SchemaFinding, describe_value, findings_from_errors, format_path
+from .inline_refs import inline_refs
 from .memo import MEMO_SIZE, json_key
 from .schema_files import SchemaValidator, compile_schema
 
@@ -145,8 +146,9 @@ def _definitions(schema_dir: str) -> Any:
 
 
 @functools.cache
-def kubernetes_validator(schema_dir: str, kind: str, api_version: str) -> SchemaValidator:
-    """One compiled validator per (schema folder, kind, apiVersion) per process.
+def kind_schema(schema_dir: str, kind: str, api_version: str) -> tuple[Mapping[str, Any], str, Any]:
+    """The schema file of one kind as written, its base URI and the ``referencing`` registry its references
+    resolve in (with the folder's ``_definitions.json``), read once per process.
 
     Raises :class:`KubernetesSchemaNotFound` when the folder has no schema for that kind.
     """
@@ -159,13 +161,25 @@ def kubernetes_validator(schema_dir: str, kind: str, api_version: str) -> Schema
         )
     with path.open(encoding="utf-8") as handle:
         schema = json.load(handle)
+    base = schema.get("$id", path.as_uri())
     registry: Any = Registry().with_resources(
         [
-            (schema.get("$id", path.as_uri()), Resource.from_contents(schema)),
+            (base, Resource.from_contents(schema)),
             ("https://kubernetes.io/api/_definitions.json", _definitions(schema_dir)),
         ]
     )
-    return compile_schema(schema, registry)
+    return schema, base, registry
+
+
+@functools.cache
+def kubernetes_validator(schema_dir: str, kind: str, api_version: str) -> SchemaValidator:
+    """One compiled validator per (schema folder, kind, apiVersion) per process, on the kind's schema with
+    its references inlined (:mod:`.inline_refs`: the same verdicts, without a lookup per reference).
+
+    Raises :class:`KubernetesSchemaNotFound` when the folder has no schema for that kind.
+    """
+    schema, base, registry = kind_schema(schema_dir, kind, api_version)
+    return compile_schema(inline_refs(schema, base, registry), registry)
 
 
 def check_kubernetes_object(document: Mapping[str, Any], kubernetes: str) -> list[SchemaFinding]:

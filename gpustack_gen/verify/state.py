@@ -10,6 +10,7 @@ writes each; :func:`read_state_dir` reads those files, :mod:`.live` the same obj
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,7 +130,7 @@ class ClusterState:
         return next((c for c in self.configmaps or () if c.name == name and c.namespace in (namespace, None)), None)
 
     def pods_on(self, node: str) -> tuple[Pod, ...]:
-        return tuple(pod for pod in self.pods or () if pod.node_name == node)
+        return self._pods_by_node.get(node, ())
 
     def events_of(self, pod: Pod) -> tuple[Event, ...]:
         """The events of ``pod``, as read (none when the events were not read)."""
@@ -140,7 +141,16 @@ class ClusterState:
         )
 
     def release_pods_on(self, node: str) -> tuple[Pod, ...]:
-        return tuple(pod for pod in self.release or () if isinstance(pod, Pod) and pod.node_name == node)
+        return self._release_pods_by_node.get(node, ())
+
+    # Indexed once: checks ask per node, and scanning every pod for each node is quadratic at fleet scale.
+    @functools.cached_property
+    def _pods_by_node(self) -> dict[str, tuple[Pod, ...]]:
+        return _by_node(self.pods or ())
+
+    @functools.cached_property
+    def _release_pods_by_node(self) -> dict[str, tuple[Pod, ...]]:
+        return _by_node(pod for pod in self.release or () if isinstance(pod, Pod))
 
     def slices_on(self, node: str) -> tuple[ResourceSlice, ...]:
         """The ResourceSlices of the node's own devices (``spec.nodeName``), of every driver."""
@@ -153,6 +163,15 @@ class ClusterState:
             if piece.node_name is not None:
                 found.setdefault(piece.node_name, []).append(piece)
         return {node: tuple(pieces) for node, pieces in found.items()}
+
+
+def _by_node(pods: Iterable[Pod]) -> dict[str, tuple[Pod, ...]]:
+    """Pods by the node they run on, each node's in the order read (pods not yet scheduled have none)."""
+    found: dict[str, list[Pod]] = {}
+    for pod in pods:
+        if pod.node_name is not None:
+            found.setdefault(pod.node_name, []).append(pod)
+    return {node: tuple(on_node) for node, on_node in found.items()}
 
 
 def state_of(source: str, found: dict[str, list[Any]], missing: dict[str, str]) -> ClusterState:

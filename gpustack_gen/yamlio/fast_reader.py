@@ -259,11 +259,16 @@ def _compose(text: str, pure: bool) -> tuple[Any, Position]:
 def _compose_events(text: str, pure: bool) -> tuple[Any, Position]:
     from ruamel.yaml import YAML
 
-    _, parser = YAML(typ="safe", pure=pure).get_constructor_parser(text)
+    yaml = YAML(typ="safe", pure=pure)
+    _, parser = yaml.get_constructor_parser(text)
     try:
         return _build_nodes(iter(parser.get_event, None))  # get_event, not YAML.parse: no generator per event
     finally:
         parser.dispose()
+        # ruamel's loader refers to itself and to the YAML object (a cycle that holds the whole text): cut it so
+        # that reference counting frees them now; the collector may never see them (gc_paused freezes survivors).
+        vars(parser).clear()
+        vars(yaml).clear()
 
 
 def _build_nodes(events: Any) -> tuple[Any, Position]:

@@ -12,7 +12,9 @@ from click.testing import CliRunner, Result
 from fleets import base, changed, pool
 from ruamel.yaml import YAML
 
+from gpustack_gen import load_fleet
 from gpustack_gen.cli import main
+from gpustack_gen.model import Fleet
 
 GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="git is not installed")
@@ -219,3 +221,49 @@ def test_base_reports_an_invalid_committed_fleet(repo: Path) -> None:
 
     assert result.exit_code == 2
     assert "HEAD:gitops/fleet.yaml" in result.stderr
+
+
+@needs_git
+def test_base_with_the_same_bytes_is_read_once_and_named_as_the_base(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpustack_gen.diff import inputs
+
+    monkeypatch.chdir(repo / "gitops")
+    loaded: list[str] = []
+    parsed: list[str] = []
+    parse = inputs._fleet_of_bytes
+
+    def load(path: str) -> Fleet:
+        loaded.append(path)
+        return load_fleet(Path(path))
+
+    def counted(raw: bytes, label: str) -> inputs.Side:
+        parsed.append(label)
+        return parse(raw, label)
+
+    monkeypatch.setattr(inputs, "_fleet_of_bytes", counted)
+    old, new = inputs.read_sides(("fleet.yaml",), "HEAD", load)
+
+    assert (loaded, parsed) == (["fleet.yaml"], [])
+    assert old.label == old.fleet.source == "HEAD:gitops/fleet.yaml"  # type: ignore[union-attr]
+    assert old.fleet.clusters == new.fleet.clusters  # type: ignore[union-attr]
+    expected = inputs.fleet_at_ref("HEAD", "fleet.yaml").fleet  # what reading the base on its own gives
+    assert old.fleet == expected
+    assert (new.label, new.path) == ("fleet.yaml", "fleet.yaml")
+
+    parsed.clear()
+    inputs.read_sides(("fleet.yaml",), "HEAD~1", load)  # different bytes: the base is read on its own
+    assert parsed == ["HEAD~1:gitops/fleet.yaml"]
+
+
+@needs_git
+def test_base_with_the_same_invalid_bytes_reports_the_base(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo / "gitops")
+    Path("fleet.yaml").write_text("apiVersion: gpustack-gen/v1alpha1\nkind: Fleet\nclusters: 3\n", encoding="utf-8")
+    git(repo, "commit", "-q", "-am", "broken")
+
+    result = run("diff", "--base", "HEAD", "fleet.yaml")
+
+    assert result.exit_code == 2, result.output
+    assert "HEAD:gitops/fleet.yaml:3" in result.output

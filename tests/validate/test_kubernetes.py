@@ -105,6 +105,7 @@ def test_version_selection_against_shipped_schemas() -> None:
 
 def test_validators_are_built_once_per_schema_dir_and_kind() -> None:
     kubernetes_validator.cache_clear()
+    k8s.kind_schema.cache_clear()
     k8s._definitions.cache_clear()
     k8s._memoised_part.cache_clear()  # else the fragment below is answered from the memo
     k8s._memoised_object.cache_clear()
