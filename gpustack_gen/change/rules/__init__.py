@@ -22,6 +22,7 @@ from . import (
     dra_objects,
     driver,
     hami_settings,
+    kubernetes_version,
     mig_layout,
     mig_manager_config,
     mig_strategy,
@@ -49,6 +50,7 @@ class Rule(Protocol):
 _MODULES: tuple[ModuleType, ...] = (
     cluster_added,
     cluster_removed,
+    kubernetes_version,
     backend_switch,
     retention,
     prune,
