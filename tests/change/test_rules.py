@@ -446,6 +446,18 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         [],
         lambda d: (prod(d).update(containerRuntime="cri-o"), d["defaults"]["operator"].update(cdi={"enabled": False})),
     ),
+    "pool-nodes": (
+        lambda d: pool(d, "t4").update(nodes=5),
+        [("pool-nodes", "none", "t4")],
+        ["label-nodes", "wait"],
+        None,
+    ),
+    "pool-nodes down": (
+        lambda d: pool(d, "t4").update(nodes=2),
+        [("pool-nodes", "none", "t4")],
+        [],
+        None,
+    ),
     "node-selector": (
         lambda d: pool(d, "t4")["nodeSelector"].update(tier="gpu"),
         [("workload-values", "restart", None), ("node-selector", "none", "t4")],

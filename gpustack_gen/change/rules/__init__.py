@@ -31,6 +31,7 @@ from . import (
     operator_version,
     pool_added,
     pool_gpu,
+    pool_nodes,
     pool_removed,
     pool_renamed,
     prune,
@@ -69,6 +70,7 @@ _MODULES: tuple[ModuleType, ...] = (
     hami_settings,
     workload_values,
     pool_added,
+    pool_nodes,
     dra_objects,
     node_selector,
 )
