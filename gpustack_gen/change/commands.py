@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..compile.artifact import (
     DEVICE_PLUGIN_DAEMONSET,
+    DEVICE_PLUGIN_LABEL,
     DRIVER_UPGRADE_STATE_LABEL,
     MIG_CONFIG_LABEL,
     MIG_CONFIG_STATE_LABEL,
@@ -330,6 +331,11 @@ def no_nodes_labelled(label: str, value: str) -> Script:
     """Fails while a node carries ``label=value`` (``kubectl get`` exits 0 on an empty list), and when kubectl
     itself fails (wrong context, no access), which would print nothing on stdout either."""
     return PrintsNothing(nodes_labelled(label, value))
+
+
+def every_gpu_node_labelled() -> Script:
+    """Fails while a GPU node has no device-plugin config label (and when kubectl fails)."""
+    return PrintsNothing(kubectl("get", "nodes", "--selector", f"{GPU_NODES},!{DEVICE_PLUGIN_LABEL}", "-o", "name"))
 
 
 def helm_workload(cluster: Cluster, workload: Workload, release: HelmRelease, paths: Paths) -> Script:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from ..compile.artifact import MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
+from ..compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
+from ..compile.gpu_operator.nodes import config_manager_handles_unlabelled_nodes
 from ..compile.node_groups import node_group_file
 from ..compile.releases import ChartRelease
 from ..model.fleet import Cluster, Drain, Pool, Workload
@@ -165,9 +166,18 @@ def rollout_wait(cluster: Cluster, daemonsets: tuple[str, ...], reason: str, rul
 def restart_device_plugin(change: ClusterChange, reason: str, rule: str, *, mps_daemon: bool) -> Step:
     """``mps_daemon``: a changed config is MPS's, so its control daemon restarts too (on every MPS node)."""
     _, new = change.both
+    restart = commands.restart_device_plugin(new, mps_daemon)
+    plugin = new.operator.release.device_plugin
+    if not config_manager_handles_unlabelled_nodes(plugin):
+        restart = all_of(commands.every_gpu_node_labelled(), restart)
+        reason += (
+            f"; the config-manager of device plugin {plugin} can block forever on a GPU node without "
+            f"{DEVICE_PLUGIN_LABEL} (fixed in v0.18.2 and v0.19.0), stopping the rolling restart there: the "
+            "command restarts only once every GPU node carries it (label such nodes into their pool first)"
+        )
     return Step(
         Action.RESTART_DEVICE_PLUGIN,
-        commands.restart_device_plugin(new, mps_daemon),
+        restart,
         commands.device_plugin_rollout(new, mps_daemon),
         reason,
         None,

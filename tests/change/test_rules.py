@@ -434,6 +434,30 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         ],
         _on_dra,
     ),
+    "kubernetes-version": (
+        lambda d: prod(d).update(kubernetes="1.31.4"),
+        [("kubernetes-version", "none", None)],
+        [],
+        None,
+    ),
+    "kubernetes-version on cri-o with cdi off": (
+        lambda d: prod(d).update(kubernetes="1.31.4"),
+        [("kubernetes-version", "error", None)],
+        [],
+        lambda d: (prod(d).update(containerRuntime="cri-o"), d["defaults"]["operator"].update(cdi={"enabled": False})),
+    ),
+    "pool-nodes": (
+        lambda d: pool(d, "t4").update(nodes=5),
+        [("pool-nodes", "none", "t4")],
+        ["label-nodes", "wait"],
+        None,
+    ),
+    "pool-nodes down": (
+        lambda d: pool(d, "t4").update(nodes=2),
+        [("pool-nodes", "none", "t4")],
+        [],
+        None,
+    ),
     "node-selector": (
         lambda d: pool(d, "t4")["nodeSelector"].update(tier="gpu"),
         [("workload-values", "restart", None), ("node-selector", "none", "t4")],

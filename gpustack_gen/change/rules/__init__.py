@@ -21,6 +21,7 @@ from . import (
     dra_objects,
     driver,
     hami_settings,
+    kubernetes_version,
     mig_layout,
     mig_manager_config,
     mig_strategy,
@@ -29,6 +30,7 @@ from . import (
     operator_version,
     pool_added,
     pool_gpu,
+    pool_nodes,
     pool_removed,
     pool_renamed,
     prune,
@@ -49,6 +51,7 @@ class Rule(Protocol):
 RULES: tuple[Rule, ...] = (
     cluster_added,
     cluster_removed,
+    kubernetes_version,
     backend_switch,
     retention,
     prune,
@@ -67,6 +70,7 @@ RULES: tuple[Rule, ...] = (
     hami_settings,
     workload_values,
     pool_added,
+    pool_nodes,
     dra_objects,
     node_selector,
 )

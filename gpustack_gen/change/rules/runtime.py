@@ -1,5 +1,14 @@
 """CDI, NRI or toolkit settings change: the toolkit reconfigures the container runtime on every GPU node.
 
+What else rolls when ``cdi.enabled`` flips (gpu-operator ``controllers/object_controls.go`` of each tag,
+../shared/research/real-world.md §8): the device plugin (its device-list strategy) everywhere; on CRI-O,
+v25.3.x also the MIG manager (v25.3.3 ``:1833-1838``), and from v25.10 every operand that calls
+``setRuntimeClassName``, which on CRI-O sets the class only with CDI on (v25.10.1 ``:2571-2577``, v26.3.3
+``:2755-2761``, v26.7.0 ``:2747-2753``): GFD, the device plugin, the MPS daemon, the DCGM exporter, the MIG
+manager and the validator (DCGM too, where enabled). Turning CDI off deletes the ``nvidia-cdi`` and
+``nvidia-legacy`` RuntimeClasses (v25.3.3 ``:4889-4898``, v25.10.1 ``:5091``, v26.3.3 ``:5292``, v26.7.0
+``:5280``): a pod naming one does not start (kubernetes/api@v0.34.0 ``core/v1/types.go:4284``).
+
 ``containerRuntime`` alone changes no generated file: it describes the nodes (the Operator reads each
 node's runtime from its status), so changing it is a node replacement done outside gpustack-gen.
 """
@@ -8,11 +17,24 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET, TOOLKIT_DAEMONSET
+from ...compile.artifact import (
+    DEVICE_PLUGIN_DAEMONSET,
+    GFD_DAEMONSET,
+    MIG_MANAGER_DAEMONSET,
+    MPS_DAEMONSET,
+    TOOLKIT_DAEMONSET,
+)
 from ...compile.operator import operand_daemonsets
 from .. import steps
+from ..commands import VALIDATOR_DAEMONSET
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome
+
+DCGM_EXPORTER_DAEMONSET = "daemonset/nvidia-dcgm-exporter"
+RUNTIME_CLASSES_REMOVED = (
+    "; turning CDI off deletes the nvidia-cdi and nvidia-legacy RuntimeClasses: pods naming one do not start "
+    "(redeploy them without runtimeClassName first)"
+)
 
 ID = "runtime"
 LEVEL = Level.RESTART
@@ -22,6 +44,20 @@ def _flag(value: object) -> str:
     if value is None:
         return "unset"
     return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _cdi_rolls(change: ClusterChange, plugin: bool) -> tuple[str, ...]:
+    """The operand DaemonSets a flip of cdi.enabled re-renders, beyond the toolkit, on the pinned version and
+    runtime (see the module docstring)."""
+    _, new = change.both
+    release = new.operator.release
+    rolled = [DEVICE_PLUGIN_DAEMONSET] if plugin else []
+    if new.container_runtime == "cri-o" and release.at_least("v25.10.0"):
+        rolled += [GFD_DAEMONSET, *([MPS_DAEMONSET] if plugin else []), DCGM_EXPORTER_DAEMONSET]
+        rolled += [MIG_MANAGER_DAEMONSET, VALIDATOR_DAEMONSET]
+    elif new.container_runtime == "cri-o":
+        rolled.append(MIG_MANAGER_DAEMONSET)
+    return tuple(rolled)
 
 
 def outcomes(change: ClusterChange) -> Iterator[Outcome]:
@@ -43,13 +79,18 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         # The Operator's device plugin takes its device-list strategy from the CDI settings; a backend that
         # turns it off (HAMi) has only the toolkit roll.
         plugin = DEVICE_PLUGIN_DAEMONSET in operand_daemonsets(new)
+        flipped = before.cdi_enabled != after.cdi_enabled
+        rolled = _cdi_rolls(change, plugin) if flipped else ((DEVICE_PLUGIN_DAEMONSET,) if plugin else ())
+        removed = RUNTIME_CLASSES_REMOVED if before.cdi_enabled and not after.cdi_enabled else ""
+        names = ", ".join(daemonset.removeprefix("daemonset/") for daemonset in rolled)
         yield Outcome(
             Finding(
                 ID,
                 LEVEL,
                 f"container runtime settings change ({'; '.join(changes)}): the toolkit reconfigures and restarts "
                 "the container runtime on every GPU node"
-                + (", and the device plugin rolls with the new device-list strategy" if plugin else ""),
+                + (f", and {names} roll on {new.container_runtime}" if rolled else "")
+                + removed,
                 None,
                 tuple(p.name for p in new.pools),
             ),
@@ -57,9 +98,9 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
                 steps.operator(change, f"runtime settings change ({'; '.join(changes)})", ID),
                 steps.rollout_wait(
                     new,
-                    (TOOLKIT_DAEMONSET, *((DEVICE_PLUGIN_DAEMONSET,) if plugin else ())),
-                    "the toolkit and the device plugin roll on every GPU node"
-                    if plugin
+                    (TOOLKIT_DAEMONSET, *rolled),
+                    f"the toolkit and {names} roll on every GPU node"
+                    if rolled
                     else "the toolkit rolls on every GPU node",
                     ID,
                 ),

@@ -10,9 +10,10 @@ from ...versions import parse_version
 from ..artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, Artifact
 from .config_names import ConfigNames
 
-# k8s-device-plugin v0.20.0 commit ab05acef5, "Fix race condition in config-manager when label is unset":
-# before it, an unlabelled node's config-manager could block in Get() forever (cmd/config-manager/main.go).
-CONFIG_MANAGER_UNLABELLED_FIX = (0, 20, 0)
+# k8s-device-plugin commit ab05acef5, "Fix race condition in config-manager when label is unset": before it, an
+# unlabelled node's config-manager could block in Get() forever (cmd/config-manager/main.go:104-114). It is in
+# v0.19.0 and later and was cherry-picked into v0.18.2 (09d51359c; ../shared/research/real-world.md §6).
+CONFIG_MANAGER_UNLABELLED_FIX = (0, 18, 2)
 
 
 def config_manager_handles_unlabelled_nodes(device_plugin: str) -> bool:
@@ -70,7 +71,7 @@ def node_labels(cluster: Cluster, names: ConfigNames) -> Artifact:
     if not config_manager_handles_unlabelled_nodes(cluster.operator.release.device_plugin):
         notes.append(
             f"Label every node: the config-manager of device plugin {cluster.operator.release.device_plugin} can hang "
-            "on a node without the label (fixed in v0.20.0)."
+            "on a node without the label (fixed in v0.18.2 and v0.19.0)."
         )
     return Artifact(
         "node-labels.yaml",

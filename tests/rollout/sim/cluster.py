@@ -250,6 +250,9 @@ class Cluster:
         """migManager.config.default all-disabled: a MIG-capable node without the label is labelled
         all-disabled (gpu-operator@v25.3.3 controllers/state_manager.go:538-546)."""
         assert self.spec is not None
+        # The Operator itself labels every node NFD shows an NVIDIA PCI device on nvidia.com/gpu.present=true
+        # (controllers/state_manager.go, labelGPUNodes; line not read), whether or not GFD runs there.
+        node.labels["nvidia.com/gpu.present"] = "true"
         default = self.spec["migManager"]["config"].get("default", "all-disabled")
         if node.facts.mig_capable and not node.labels.get(MIG_LABEL) and default == "all-disabled":
             self.set_labels(node, {MIG_LABEL: "all-disabled"})
@@ -261,8 +264,8 @@ class Cluster:
 
         k8s-device-plugin@v0.17.4 cmd/config-manager/main.go:334-392: a non-empty label must name an
         existing file; no label: DEFAULT_CONFIG must exist; else the operator's FALLBACK_STRATEGIES=empty
-        gives no file. Any error exits 1: Init:CrashLoopBackOff, the plugin never starts. Before v0.20.0
-        an unlabelled node can block forever (main.go:104-114, fixed in ab05acef5).
+        gives no file. Any error exits 1: Init:CrashLoopBackOff, the plugin never starts. Before v0.18.2
+        an unlabelled node can block forever (main.go:104-114; fixed in ab05acef5, v0.19.0, back-ported to v0.18.2).
         """
         assert self.spec is not None
         pod = getattr(node, kind)
@@ -293,7 +296,7 @@ class Cluster:
             pod.running, pod.error = False, f"configmap {name} not found (the volume is not optional)"
             return
         label = node.labels.get(DP_LABEL, "")
-        if not label and version_tuple(image_version(self.plugin_version())) < (0, 20, 0):
+        if not label and version_tuple(image_version(self.plugin_version())) < (0, 18, 2):
             pod.running, pod.hang, pod.error = False, True, "config-manager blocked on an unlabelled node"
             return
         key = label or config.get("default") or ""

@@ -115,7 +115,10 @@ class Shell:
 
     def _run(self, words: list[str]) -> None:
         head = words[:2]
-        if words[0] == "sleep":
+        if words[:2] == ["test", "-z"]:
+            if words[2]:
+                raise SimulationError(f"test -z: the command's precondition lists {words[2].strip()!r}")
+        elif words[0] == "sleep":
             self.cluster.advance(int(words[1]))
         elif head == ["kubectl", "apply"]:
             self._apply(self._option(words, "-k"))

@@ -94,6 +94,9 @@ class Simulation:
         gets a new node group: its new nodes join when the plan waits for the drained old ones to go."""
         self.joining: dict[str, dict[str, Any]] = {}
         self.replacing: dict[str, dict[str, Any]] = {}
+        # pool -> its new side and the nodes it has now: scaled up once the change's plan runs (not its install)
+        self.scaled: dict[str, tuple[dict[str, Any], int]] = {}
+        self.growing: dict[str, tuple[dict[str, Any], int]] = {}
         old = {pool["name"]: pool for pool in self._pools("old-rendered")}
         for pool in old.values():
             self._join(pool)
@@ -110,18 +113,21 @@ class Simulation:
             before = old.get(pool["name"])
             if pool["nodes"] == 0 or pool["name"] in self.renamed.values():
                 continue
+            if before is not None and before["gpu"] == pool["gpu"] and before["nodes"] < pool["nodes"]:
+                # The node group is scaled up: its new nodes come from the template (the pool's selector only).
+                self.scaled[pool["name"]] = (pool, min(before["nodes"], NODES_PER_POOL))
             if before is None or (before["gpu"] != pool["gpu"] and before["nodes"] == 0):
                 self.joining[pool["name"]] = pool
             elif before["gpu"] != pool["gpu"]:
                 self.replacing[pool["name"]] = pool
 
-    def _join(self, pool: dict[str, Any], *, template_labels: bool = False) -> None:
+    def _join(self, pool: dict[str, Any], *, template_labels: bool = False, first: int = 0) -> None:
         """``template_labels``: the node group's template sets node-labels.yaml's labels, as the step said."""
         gpu = get_gpu(pool["gpu"])
         assert gpu is not None
         facts = facts_for_product(self.upstream, gpu.product_labels)
         labels = {**pool["nodeSelector"], **(pool.get("labels") or {} if template_labels else {})}
-        for index in range(min(pool["nodes"], NODES_PER_POOL)):
+        for index in range(first, min(pool["nodes"], NODES_PER_POOL)):
             name = f"{pool['name']}-{'new-' if template_labels else ''}{index}"
             node = Node(name, pool["name"], facts, pool["gpusPerNode"], dict(labels), gpu_id=pool["gpu"])
             self.cluster.join(node)
@@ -150,6 +156,7 @@ class Simulation:
 
     def run(self, steps: Sequence[Step] | None = None) -> Report:
         self.bootstrap()
+        self.growing = dict(self.scaled)
         self.shell.replicas = {f"{w.namespace}/{w.name}": w.replicas for w in self.new.workloads}
         self.shell.repositories = {}  # the plan may run on a fresh machine, not where the cluster was installed
         if steps is None:
@@ -167,9 +174,9 @@ class Simulation:
         for step in steps:
             self._step(step, both)
         self.cluster.advance(600)
-        if self.joining or self.replacing:
+        if self.joining or self.replacing or self.growing:
             raise SimulationError(
-                f"end: no step creates the nodes of pool {', '.join([*self.joining, *self.replacing])}"
+                f"end: no step creates the nodes of pool {', '.join([*self.joining, *self.replacing, *self.growing])}"
             )
         self._check_end("rendered", self.new)
         return self.report
@@ -178,6 +185,9 @@ class Simulation:
         where = f"step {self.report.steps_run + 1} ({step.action.value}: {step.command_text})"
         if step.action is Action.LABEL_NODES and step.pool in self.joining:
             self._join(self.joining.pop(step.pool))
+        if step.action is Action.LABEL_NODES and step.pool in self.growing:
+            pool, present = self.growing.pop(step.pool)
+            self._join(pool, first=present)
         try:
             if step.command is None:
                 self._manual(step)
