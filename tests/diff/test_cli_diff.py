@@ -227,7 +227,7 @@ def test_base_reports_an_invalid_committed_fleet(repo: Path) -> None:
 def test_base_with_the_same_bytes_is_read_once_and_named_as_the_base(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gpustack_gen.diff import inputs
+    from gpustack_gen.change import sides as inputs
 
     monkeypatch.chdir(repo / "gitops")
     loaded: list[str] = []
