@@ -140,7 +140,10 @@ MEASURE = textwrap.dedent(
         refused = True
     seconds = time.perf_counter() - start
     peak = tracemalloc.get_traced_memory()[1]
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
+    # VmHWM: this process's own peak; ru_maxrss keeps the peak of the process that forked it (an xdist worker)
+    status = Path("/proc/self/status").read_text().splitlines()
+    hwm = [int(line.split()[1]) for line in status if line.startswith("VmHWM:")]
+    rss = (hwm[0] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024  # kilobytes
     print(json.dumps({"refused": refused, "seconds": seconds, "peak": peak, "rss": rss}))
     """
 )
