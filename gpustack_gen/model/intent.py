@@ -599,7 +599,7 @@ class HamiSettings(_Model):
     namespace: DnsLabel | None = Field(
         default=None, description="Namespace of the HAMi release (default kube-system, as upstream installs it)."
     )
-    schedulerImage: Annotated[str, Field(max_length=255, pattern=IMAGE_WITHOUT_TAG)] | None = Field(
+    scheduler_image: Annotated[str, Field(max_length=255, pattern=IMAGE_WITHOUT_TAG)] | None = Field(
         default=None,
         description="The kube-scheduler image HAMi's scheduler runs beside its own, without a tag (the chart tags it "
         "with the cluster's Kubernetes version), e.g. registry.example.com/mirror/kube-scheduler. Default: "

@@ -272,7 +272,7 @@ def _gpu_memory_mib(workload: intent.Workload, path: PathKey, report: Report) ->
 
 def _resolve_hami(report: Report, setting: Any) -> HamiConfig:
     release, namespace = _backend_chart(report, setting, "hami", NEWEST_HAMI, require_hami_version, HAMI_NAMESPACE)
-    image, _ = setting("hami", "schedulerImage")
+    image, _ = setting("hami", "scheduler_image")
     return HamiConfig(release, namespace, image or DEFAULT_SCHEDULER_IMAGE)
 
 
