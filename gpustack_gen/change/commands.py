@@ -338,6 +338,11 @@ def every_gpu_node_labelled() -> Script:
     return PrintsNothing(kubectl("get", "nodes", "--selector", f"{GPU_NODES},!{DEVICE_PLUGIN_LABEL}", "-o", "name"))
 
 
+def gpu_node_labels() -> Script:
+    """Every GPU node with its device-plugin config label (empty: the node gets the key ``any``)."""
+    return kubectl("get", "nodes", "--selector", GPU_NODES, "-L", DEVICE_PLUGIN_LABEL)
+
+
 def helm_workload(cluster: Cluster, workload: Workload, release: HelmRelease, paths: Paths) -> Script:
     """Redeploy a workload with its values and its fragment last; no --reuse-values (it would keep the old
     GPU limits beside the new ones: Helm merges maps key by key)."""

@@ -147,6 +147,23 @@ class ClusterChange:
         return _effective(before) != _effective(after)
 
     @cached_property
+    def pools_leaving_default_key(self) -> list[Pool]:
+        """Old pools with nodes whose own key held what ``any`` held (their nodes may have run unlabelled: a
+        cluster with one kind of pool works without labels) and whose new config is not what ``any`` will
+        hold: such nodes, unlabelled, would end with another config than their pool's."""
+        if not self.default_device_plugin_changes:
+            return []
+        old_configs, new_configs = self.old_names.device_plugin_configs, self.new_names.device_plugin_configs
+        before, after = (_effective(c[DEFAULT_DEVICE_PLUGIN_KEY]) for c in (old_configs, new_configs))
+        return [
+            old_pool
+            for old_pool, new_pool in self.common_pools
+            if old_pool.nodes > 0
+            and _effective(old_configs.get(old_pool.name)) == before
+            and _effective(new_configs.get(new_pool.name)) != after
+        ]
+
+    @cached_property
     def mps_config_changes(self) -> bool:
         """A changed config is (or was) MPS's: its control daemon must restart to load it."""
         old_configs, new_configs = self.old_names.device_plugin_configs, self.new_names.device_plugin_configs

@@ -458,6 +458,28 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         [],
         None,
     ),
+    "unlabelled-nodes second pool": (
+        lambda d: prod(d)["nodePools"].append({"name": "l4", "gpu": "l4", "nodes": 2, "nodeSelector": {"pool": "l4"}}),
+        [
+            ("unlabelled-nodes", "restart", None),
+            ("device-plugin-config", "restart", None),
+            ("pool-added", "none", "l4"),
+        ],
+        ["label-nodes", "check", "apply-configmaps", "wait", "label-nodes", "restart-device-plugin", "wait"],
+        _single,
+    ),
+    "unlabelled-nodes follow their pool": (  # `any` keeps holding t4's config: nothing to label
+        _t4(replicas=5),
+        [("device-plugin-config", "restart", None)],
+        ["apply-configmaps", "wait", "restart-device-plugin", "wait"],
+        _single,
+    ),
+    "unlabelled-nodes defaultSharing set": (  # the MIG pool's unlabelled nodes would take t4's time-slicing
+        lambda d: prod(d).update(defaultSharing="t4"),
+        [("unlabelled-nodes", "restart", None), ("device-plugin-config", "restart", None)],
+        ["label-nodes", "check", "apply-configmaps", "wait", "restart-device-plugin"],
+        None,
+    ),
     "node-selector": (
         lambda d: pool(d, "t4")["nodeSelector"].update(tier="gpu"),
         [("workload-values", "restart", None), ("node-selector", "none", "t4")],

@@ -36,6 +36,7 @@ from . import (
     prune,
     retention,
     runtime,
+    unlabelled_nodes,
     workload_values,
 )
 
@@ -49,6 +50,7 @@ class Rule(Protocol):
 
 # Each module is typed as the protocol itself, so mypy checks its names and signatures against it.
 RULES: tuple[Rule, ...] = (
+    unlabelled_nodes,  # first: its check runs before any rule's apply changes `any`
     cluster_added,
     cluster_removed,
     kubernetes_version,

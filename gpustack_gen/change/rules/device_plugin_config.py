@@ -99,12 +99,20 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
                 f"; pool {after.name} stops advertising {', '.join(lost)} (now {now}): its pods must be redeployed "
                 f"with the new name ({', '.join(users) or 'none in the fleet; check pods outside it'})"
             )
+    leaving = change.pools_leaving_default_key
+    relabelled = ", ".join(pool.name for pool in leaving)
+    labels = (
+        f"no node label changes but those of pool{'s' if len(leaving) > 1 else ''} {relabelled}, whose nodes may have run on "
+        f"{DEFAULT_DEVICE_PLUGIN_KEY} (unlabelled-nodes)"
+        if relabelled
+        else "no node label changes"
+    )
     yield Outcome(
         Finding(
             ID,
             Level.DISRUPTIVE if disruptive else LEVEL,
-            f"device-plugin config changes for {'; '.join(details)}: no node label changes; apply the ConfigMap and "
-            f"restart the device plugin and GFD, which do not reload it{note}",
+            f"device-plugin config changes for {'; '.join(details)}: {labels}; apply the ConfigMap and restart the "
+            f"device plugin and GFD, which do not reload it{note}",
             None,
             tuple(after.name for _, after in changed),
         ),
