@@ -19,11 +19,11 @@ from ..change.context import ClusterChange
 from ..change.rules.retention import retired_entries
 from ..change.sides import Side
 from ..emit.single_file import write_new_file
-from ..errors import FleetError, InputError
+from ..errors import FleetError, InputError, InternalError
 from ..model import load_fleet
 from ..model.fleet import Fleet
 from ..workdir import Paths
-from ..yamlio.input_file import read_input_bytes
+from ..yamlio.input_file import InputFileError, read_input_bytes
 from ..yamlio.limits import MAX_FLEET_BYTES
 
 __all__ = ["RetiredWriteError", "needed_retired", "with_retired", "write_retired", "write_retired_sides"]
@@ -81,7 +81,7 @@ def write_retired(path: Path, old: Fleet, new: Fleet, clusters: Iterable[str] | 
     label = str(path)
     try:
         text = read_input_bytes(path, MAX_FLEET_BYTES).decode("utf-8")
-    except (OSError, UnicodeDecodeError, InputError) as exc:
+    except (InputFileError, UnicodeDecodeError) as exc:
         raise RetiredWriteError(f"{label}: cannot read it to add retired entries: {exc}") from None
     written = with_retired(text, label, needed)
     _check(written, label, old, new, needed)
@@ -176,10 +176,8 @@ def _check(written: str, label: str, old: Fleet, new: Fleet, needed: Mapping[str
     """The written file loads, its change needs no further entry, and no other cluster changed."""
     try:
         fleet = load_fleet(written, name=label)
-    except FleetError as exc:
-        raise RetiredWriteError(
-            f"{label}: with the retired entries it does not load ({exc}); add them by hand"
-        ) from None
+    except FleetError as exc:  # the retention rule asked for an entry the model rejects
+        raise InternalError("retired entries", label, f"they do not load: {exc}") from None
     others = [c for c in new.clusters if c.name not in needed]
     if (
         needed_retired(old, fleet)
