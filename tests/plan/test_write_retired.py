@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from gpustack_gen.plan.write_retired import RetiredWriteError, with_retired, wri
 
 HERE = Path(__file__).resolve().parent / "write-retired"
 CHANGE = Path(__file__).resolve().parent.parent / "changes" / "mig-layout-unretained"
+GIT = shutil.which("git")
 NEEDED = {"prod": {"migConfigs": [{"gpu": "a100-40gb", "layout": {"3g.20gb": 1}}]}}
 
 
@@ -162,3 +164,23 @@ def test_an_entry_the_model_rejects_is_a_bug_and_nothing_is_written(
 
     assert result.exit_code == 3 and "internal error: generated retired entries" in result.stderr
     assert fleet.read_bytes() == before
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
+def test_with_base_the_working_file_gains_the_entry_and_git_is_untouched(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    identity = ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
+    fleet = root / "fleet.yaml"
+    shutil.copyfile(CHANGE / "old.yaml", fleet)
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    subprocess.run(["git", *identity, "add", "."], cwd=root, check=True)
+    subprocess.run(["git", *identity, "commit", "-q", "-m", "base"], cwd=root, check=True)
+    shutil.copyfile(CHANGE / "new.yaml", fleet)
+
+    result = run("plan", "--base", "HEAD", str(fleet), "--write-retired")
+
+    assert result.exit_code == 0, result.output
+    assert load_fleet(fleet).clusters == load_fleet(CHANGE.parent / "mig-layout" / "new.yaml").clusters
+    committed = subprocess.run(["git", "show", "HEAD:fleet.yaml"], cwd=root, check=True, capture_output=True).stdout
+    assert committed == (CHANGE / "old.yaml").read_bytes()
