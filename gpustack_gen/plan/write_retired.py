@@ -2,15 +2,14 @@
 
 The entries are the retention rule's own (:func:`~gpustack_gen.change.rules.retention.retired_entries`): one
 per label the old nodes carry and the new ConfigMaps drop, so none is one that the prune rule would drop in
-the same change. The file is edited with ruamel's round-trip loader, which keeps comments and quoting; it is
-written only when an unchanged round trip of the file gives back its exact bytes (so nothing but the new
-entries moves), when the written file loads, needs no further entry and leaves every other cluster as it
-was. The write is atomic (:func:`~gpustack_gen.emit.single_file.write_new_file`).
+the same change. The file is edited with ruamel's round trip, which keeps comments and quoting, and only
+when an unchanged round trip gives back its exact bytes (:func:`~gpustack_gen.yamlio.edit.load_for_edit`):
+nothing but the new entries moves. It is written only when the result loads, needs no further entry and
+leaves every other cluster as it was, and atomically (:func:`~gpustack_gen.emit.single_file.write_new_file`).
 """
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -23,14 +22,11 @@ from ..errors import FleetError, InputError, InternalError
 from ..model import load_fleet
 from ..model.fleet import Fleet
 from ..workdir import Paths
+from ..yamlio.edit import flow_mapping, load_for_edit
 from ..yamlio.input_file import InputFileError, read_input_bytes
 from ..yamlio.limits import MAX_FLEET_BYTES
 
 __all__ = ["RetiredWriteError", "needed_retired", "with_retired", "write_retired", "write_retired_sides"]
-
-# (mapping, sequence, offset) indents of the styles fleet files are written in: `- ` under its key, or
-# indented by two. A file in neither style is refused rather than reformatted.
-_INDENTS = ((2, 4, 2), (2, 2, 0))
 
 
 class RetiredWriteError(InputError):
@@ -53,7 +49,18 @@ def needed_retired(old: Fleet, new: Fleet, clusters: Iterable[str] | None = None
 
 def with_retired(text: str, label: str, needed: Mapping[str, Mapping[str, Any]]) -> str:
     """``text`` with each cluster's block merged into its ``retired``, every other byte as it was."""
-    yaml, root = _round_trip(text, label)
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        document = load_for_edit(text)
+    except YAMLError as exc:
+        raise RetiredWriteError(f"{label}: not YAML ({exc})") from None
+    if document is None:
+        raise RetiredWriteError(
+            f"{label}: its layout would change when rewritten (indentation other than two spaces, or a construct "
+            "the round trip does not keep); add the retired entry by hand"
+        )
+    root = document.root
     clusters = root.get("clusters") if hasattr(root, "get") else None
     if not isinstance(clusters, list):
         raise RetiredWriteError(f"{label}: no clusters list to add retired entries to")
@@ -65,9 +72,7 @@ def with_retired(text: str, label: str, needed: Mapping[str, Mapping[str, Any]])
                 f"{label}: cluster {name} is not written in this file; add its retired entry by hand"
             )
         _merge(entry, block, label, name)
-    stream = io.StringIO()
-    yaml.dump(root, stream)
-    return stream.getvalue()
+    return document.dump()
 
 
 def write_retired(path: Path, old: Fleet, new: Fleet, clusters: Iterable[str] | None = None) -> dict[str, Any]:
@@ -104,30 +109,6 @@ def write_retired_sides(old: Side, new: Side, clusters: Iterable[str] | None = N
     return Side.of_fleet(load_fleet(Path(new.path), name=new.fleet.source), new.label, new.path), added
 
 
-def _round_trip(text: str, label: str) -> tuple[Any, Any]:
-    """A round-trip YAML configured so that dumping the unchanged ``text`` gives it back, and its document."""
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-
-    for mapping, sequence, offset in _INDENTS:
-        yaml = YAML(typ="rt", pure=True)
-        yaml.preserve_quotes = True
-        yaml.width = 1 << 16  # never fold a long line the file has
-        yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
-        try:
-            root = yaml.load(text)
-        except YAMLError as exc:
-            raise RetiredWriteError(f"{label}: not YAML ({exc})") from None
-        stream = io.StringIO()
-        yaml.dump(root, stream)
-        if stream.getvalue() == text:
-            return yaml, yaml.load(text)
-    raise RetiredWriteError(
-        f"{label}: its layout would change when rewritten (indentation other than two spaces, or a construct "
-        "the round trip does not keep); add the retired entry by hand"
-    )
-
-
 def _merge(cluster: Any, block: Mapping[str, Any], label: str, name: str) -> None:
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
@@ -145,7 +126,7 @@ def _merge(cluster: Any, block: Mapping[str, Any], label: str, name: str) -> Non
             if not isinstance(present, dict):
                 raise RetiredWriteError(f"{label}: clusters.{name}.retired.{kind} is not a mapping; fix it first")
             for key, policy in entries.items():
-                present[key] = _flow_map(policy)
+                present[key] = flow_mapping(policy)
         else:
             if present is None:
                 present = retired[kind] = CommentedSeq()
@@ -160,16 +141,8 @@ def _entry(item: Mapping[str, Any]) -> Any:
 
     entry = CommentedMap()
     for key, value in item.items():
-        entry[key] = _flow_map(value) if isinstance(value, dict) else value
+        entry[key] = flow_mapping(value) if isinstance(value, dict) else value
     return entry
-
-
-def _flow_map(value: Mapping[str, Any]) -> Any:
-    from ruamel.yaml.comments import CommentedMap
-
-    mapping = CommentedMap(value)
-    mapping.fa.set_flow_style()
-    return mapping
 
 
 def _check(written: str, label: str, old: Fleet, new: Fleet, needed: Mapping[str, Any]) -> None:
