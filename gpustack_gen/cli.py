@@ -459,9 +459,19 @@ def values_kept(values: tuple[str, ...]) -> None:
     help="The folder `gpustack-gen render NEW --out` wrote into, relative to where you run the commands.",
 )
 @click.option("--cluster", "clusters", multiple=True, help="Only this cluster (repeatable).")
+@click.option(
+    "--write-retired",
+    is_flag=True,
+    help="First add to NEW the retired entries a refused change needs (comments kept), then plan with them.",
+)
 @_handle_errors
 def plan(
-    sides: tuple[str, ...], base_ref: str | None, rendered: str, clusters: tuple[str, ...], output_format: str
+    sides: tuple[str, ...],
+    base_ref: str | None,
+    rendered: str,
+    clusters: tuple[str, ...],
+    output_format: str,
+    write_retired: bool,
 ) -> None:
     """Print the ordered rollout of the change from OLD to NEW, per cluster: each step's command, check and reason.
 
@@ -471,6 +481,7 @@ def plan(
     \b
     gpustack-gen plan old/fleet.yaml fleet.yaml
     gpustack-gen plan --base origin/main fleet.yaml --rendered rendered --format markdown
+    gpustack-gen plan --base origin/main fleet.yaml --write-retired
     """
     from .plan import plan_sides
     from .plan.report import PLAN_REPORTS, ReportContext
@@ -479,6 +490,14 @@ def plan(
     unknown = sorted(set(clusters) - {c.name for side in (old, new) if side.fleet for c in side.fleet.clusters})
     if unknown:
         raise click.BadParameter(f"no cluster named {', '.join(unknown)} in either fleet", param_hint="--cluster")
+    if write_retired:
+        from .plan.write_retired import write_retired_sides
+
+        new, added = write_retired_sides(old, new, clusters or None)
+        for name in added:
+            _echo(
+                f"wrote the retired entries cluster {name} needs to {new.path}; commit them with the change", err=True
+            )
     fleet_dir = Path(os.path.relpath(Path(new.path or ".").parent)).as_posix()
     result = plan_sides(old, new, rendered=rendered, fleet_dir=fleet_dir, clusters=clusters or None)
     render = render_command(command("gpustack-gen", "render", new.path or sides[-1], "--out", rendered))
