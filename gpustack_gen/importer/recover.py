@@ -88,6 +88,9 @@ class OperatorState:
     todos: tuple[Todo, ...]
     warnings: tuple[str, ...]
     user_values: dict[str, Any] = field(default_factory=dict)  # outside the model: passed through as they are
+    # values keys the fleet accounts for without passing them: settings it models, the release's own image
+    # versions, operands on as the chart has them, values the Operator never reads
+    accounted: frozenset[str] = frozenset()
 
     def value(self, key: str, default: Any = None) -> Any:
         setting = self.settings.get(key)
@@ -287,6 +290,7 @@ def recover_operator(inputs: Inputs, operator_version: str | None, groups: tuple
     if found and root == MPS_ROOT:
         consumed.add("devicePlugin.mps.root")
     todos.extend(_upgrade_policy_not_kept(inputs))
+    accounted = frozenset(consumed)
     consumed.update(_UPGRADE_POLICY_KEYS)  # rendered and passed last: a user file cannot keep them
     user_values = _pass_through(inputs, consumed)
     todos.extend(_policy_outside_model(inputs))
@@ -307,6 +311,7 @@ def recover_operator(inputs: Inputs, operator_version: str | None, groups: tuple
         todos=tuple(todos),
         warnings=tuple(warnings),
         user_values=user_values,
+        accounted=accounted,
     )
 
 

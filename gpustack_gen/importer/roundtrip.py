@@ -9,7 +9,9 @@ What is compared is what the fleet model owns, semantically:
   pool, and no pool may select a node without GPUs;
 - the values keys the model owns (``cdi``, ``driver.enabled/version``, ``toolkit.enabled``,
   ``mig.strategy``), with the chart's defaults filled in on both sides; the Operator version where the
-  inputs tell it; the namespace of the ConfigMaps.
+  inputs tell it; the namespace of the ConfigMaps;
+- every other value the release has: the plan's ``helm upgrade`` (the user's values file, then gpustack-gen's)
+  must pass it as it is (:mod:`.values_lost`).
 
 Expected differences are listed apart and do not fail the check: gpustack-gen names its ConfigMaps
 ``gpustack-device-plugin-config`` / ``gpustack-mig-parted-config``, its device-plugin keys after their
@@ -41,6 +43,7 @@ from .recover import (
     parse_embedded,
     plugin_key_of,
 )
+from .values_lost import values_lost
 
 if TYPE_CHECKING:
     from . import ImportResult
@@ -94,6 +97,8 @@ def check_roundtrip(result: ImportResult) -> RoundTripReport:
         after = _effective(rendered.values, key, release)
         if before != after:
             differences.append(f"values {key}: inputs {_show(before)}, rendered {_show(after)}")
+    if isinstance(result.inputs.values, Mapping):
+        differences.extend(values_lost(result.inputs.values, state.user_values, rendered.values, state.accounted))
     if state.namespace is not None and rendered.namespace is not None and state.namespace != rendered.namespace:
         differences.append(f"namespace of the ConfigMaps: inputs {state.namespace}, rendered {rendered.namespace}")
     _config_renames(state, rendered, expected)

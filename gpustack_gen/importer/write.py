@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..compile.artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP
 from ..model.intent import API_VERSION
 from ..yamlio.writer import dump_commented, reads_as_string
 from .discover import NodeGroup
@@ -155,7 +156,26 @@ def _operator(state: OperatorState, cluster: str) -> Any:
     if state.user_values:
         operator["valuesFiles"] = [user_values_file(cluster)]
         _eol(operator, "valuesFiles", "the release's other values, passed before gpustack-gen's")
+    adopted = _adopted_configmaps(state)
+    if adopted:
+        operator["adoptFrom"] = adopted
+        _eol(operator, "adoptFrom", "the ConfigMaps the Operator reads today; delete after the first rollout")
     return operator
+
+
+def _adopted_configmaps(state: OperatorState) -> Any:
+    """The running Operator's own ConfigMaps: the first plan switches the ClusterPolicy off them before it labels
+    nodes with gpustack-gen's keys."""
+    from ruamel.yaml.comments import CommentedMap
+
+    adopted = CommentedMap()
+    for key, configmap, ours in (
+        ("devicePluginConfig", state.plugin_configmap, DEVICE_PLUGIN_CONFIGMAP),
+        ("migConfig", state.mig_configmap, MIG_PARTED_CONFIGMAP),
+    ):
+        if configmap is not None and configmap.name != ours:
+            adopted[key] = _scalar(configmap.name)
+    return adopted
 
 
 def _pool(pool: PoolPlan, todos: Sequence[Todo]) -> Any:

@@ -179,6 +179,14 @@ class DriverUpgrade:
 
 
 @dataclass(frozen=True, slots=True)
+class AdoptedConfigMaps:
+    """The ConfigMaps the running Operator reads before the first rollout switches it to gpustack-gen's."""
+
+    device_plugin_config: str | None = None
+    mig_config: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class OperatorConfig:
     release: OperatorVersion
     namespace: str
@@ -191,6 +199,7 @@ class OperatorConfig:
     install: str = "helm"  # helm | external (installed by something else: only its ClusterPolicy is patched)
     values_files: tuple[str, ...] = ()  # the user's own values for the release, relative to the fleet file
     driver_upgrade: DriverUpgrade = DriverUpgrade()
+    adopt_from: AdoptedConfigMaps | None = None  # set: the cluster's first rollout takes over a running Operator
 
     @property
     def mps_fail_requests_configurable(self) -> bool:

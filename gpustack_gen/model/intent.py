@@ -244,6 +244,18 @@ class DriverSettings(ComponentSettings):
     )
 
 
+class AdoptFrom(_Model):
+    """The ConfigMaps a running Operator reads before gpustack-gen takes it over (`import` writes this)."""
+
+    device_plugin_config: DnsLabel | None = Field(
+        default=None, description="The ConfigMap the ClusterPolicy's devicePlugin.config.name names today."
+    )
+    mig_config: DnsLabel | None = Field(
+        default=None,
+        description="The custom mig-parted ConfigMap the ClusterPolicy's migManager.config.name names today.",
+    )
+
+
 class OperatorSettings(_Model):
     """GPU Operator chart settings."""
 
@@ -264,6 +276,10 @@ class OperatorSettings(_Model):
     values_files: list[Annotated[str, Field(min_length=1)]] | None = Field(
         default=None,
         description="Your own values files for the gpu-operator release, relative to the fleet file; printed helm commands pass them before gpustack-gen's values (never --reuse-values).",
+    )
+    adopt_from: AdoptFrom | None = Field(
+        default=None,
+        description="The Operator already runs with these ConfigMaps: the plan switches the ClusterPolicy to gpustack-gen's before it labels any node. Delete it after the first rollout.",
     )
 
 

@@ -39,6 +39,7 @@ from .fleet import (
     DEFAULT_SHARING_NONE,
     MPS_FAIL_REQUESTS_CONFIGURABLE_FROM,
     WRAP_TARGETS,
+    AdoptedConfigMaps,
     Alerts,
     ArgoCdDelivery,
     Cluster,
@@ -465,6 +466,7 @@ def _resolve_operator(report: Report, setting: Any) -> OperatorConfig | None:
     install, _ = setting("operator", "install")
     values_files, _ = setting("operator", "values_files")
     upgrade, _ = setting("operator", "driver", "upgrade_policy")
+    adopt, _ = setting("operator", "adopt_from")
     return OperatorConfig(
         release=release,
         namespace=namespace or DEFAULT_NAMESPACE,
@@ -479,6 +481,7 @@ def _resolve_operator(report: Report, setting: Any) -> OperatorConfig | None:
         driver_upgrade=DriverUpgrade()
         if upgrade is None
         else DriverUpgrade(upgrade.max_parallel_upgrades, upgrade.delete_empty_dir, upgrade.force),
+        adopt_from=None if adopt is None else AdoptedConfigMaps(adopt.device_plugin_config, adopt.mig_config),
     )
 
 

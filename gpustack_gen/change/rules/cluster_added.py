@@ -23,18 +23,9 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         steps.apply_configmaps(change, new, "create the Operator's namespace and the ConfigMaps it reads", ID)
     ]
     pools = steps.pools_with_nodes(list(new.pools))
+    label_reason, label_phase = _labels_when(new.operator.adopt_from is not None)
     for pool in pools:
-        plan.append(
-            steps.label_nodes(
-                pool,
-                dict(change.new_labels[pool.name]),
-                "label the pool's nodes before the Operator's first reconcile, and set the labels in the node "
-                "group template: unlabelled MIG-capable nodes would be labelled all-disabled by the Operator and "
-                "repartitioned twice",
-                ID,
-                Phase.FIRST_LABELS,
-            )
-        )
+        plan.append(steps.label_nodes(pool, dict(change.new_labels[pool.name]), label_reason, ID, label_phase))
     external = new.operator.install == "external"
     install = f"install the GPU Operator {new.operator.release.version} with the rendered values"
     plan.append(
@@ -88,4 +79,23 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
             tuple(pool.name for pool in new.pools),
         ),
         tuple(plan),
+    )
+
+
+def _labels_when(adopting: bool) -> tuple[str, Phase]:
+    """A new cluster's labels go before the Operator's first reconcile. A running Operator being taken over
+    (operator.adoptFrom) still mounts its own ConfigMaps: a label naming one of gpustack-gen's keys there makes
+    the config-manager exit (k8s-device-plugin@v0.17.4 cmd/config-manager/main.go:351-354), so the labels wait
+    until the ClusterPolicy reads gpustack-gen's ConfigMaps, whose default keeps unlabelled nodes as they are."""
+    if adopting:
+        return (
+            "label the pool's nodes once the ClusterPolicy reads gpustack-gen's ConfigMaps (the Operator's own "
+            "ConfigMaps lack these keys), and set the labels in the node group template",
+            Phase.LABELS,
+        )
+    return (
+        "label the pool's nodes before the Operator's first reconcile, and set the labels in the node "
+        "group template: unlabelled MIG-capable nodes would be labelled all-disabled by the Operator and "
+        "repartitioned twice",
+        Phase.FIRST_LABELS,
     )

@@ -30,7 +30,7 @@ from gpustack_gen.change import Action, Step, analyse
 from gpustack_gen.model import Fleet
 from gpustack_gen.workdir import Paths
 
-from . import extras, helm
+from . import adoption, extras, helm
 from .cluster import (
     DP_LABEL,
     MIG_LABEL,
@@ -69,10 +69,15 @@ class Simulation:
         self.upstream = upstream
         self.workdir = workdir
         self.name = cluster
-        self.old = old.cluster(cluster)
         self.new = new.cluster(cluster)
-        assert self.old is not None and self.new is not None, "the model replays changes of a cluster on both sides"
-        render(old, [cluster]).write(workdir / "old-rendered")
+        assert self.new is not None, "the model replays changes of a cluster the new fleet has"
+        # A cluster only the new fleet has, with operator.adoptFrom: its running Operator is taken over; the
+        # nodes are the new pools' (what import read is what the cluster runs).
+        self.adopting = old.cluster(cluster) is None
+        assert not self.adopting or self.new.operator.adopt_from is not None, "a new cluster joins: nothing to replay"
+        self.old = self.new if self.adopting else old.cluster(cluster)
+        assert self.old is not None
+        render(new if self.adopting else old, [cluster]).write(workdir / "old-rendered")
         render(new, [cluster]).write(workdir / "rendered")
         self.cluster = Cluster(upstream, self.new.operator.namespace)
         self.shell = Shell(self.cluster, workdir, self.new.kube_context)
@@ -136,7 +141,13 @@ class Simulation:
         """Install the old fleet from nothing with its own plan, and check it ends as its capacity says.
 
         An Operator installed by something else (operator.install: external) is there before the plan,
-        with its chart's defaults; the plan patches it."""
+        with its chart's defaults; the plan patches it. A cluster being adopted runs the Operator as
+        ``cluster.yaml``'s ``running`` says (:mod:`.adoption`)."""
+        if self.adopting:
+            selectors = {p.name: dict(p.node_selector) for p in self.new.pools}
+            adoption.install(self.cluster, self.new.operator.release.version, self.extras["running"], selectors)
+            extras.add(self.cluster, self.extras, selectors)
+            return
         if self.old.operator.install == "external":
             self.cluster.namespaces.add(self.old.operator.namespace)
             self.cluster.helm_upgrade(self.old.operator.release.version, [], reuse=False, openapi_checked=False)
@@ -160,7 +171,7 @@ class Simulation:
         self.shell.replicas = {f"{w.namespace}/{w.name}": w.replicas for w in self.new.workloads}
         self.shell.repositories = {}  # the plan may run on a fresh machine, not where the cluster was installed
         if steps is None:
-            analysis = analyse(self.old, self.new, Paths(rendered="rendered"))
+            analysis = analyse(None if self.adopting else self.old, self.new, Paths(rendered="rendered"))
             if analysis.errors:
                 raise SimulationError("; ".join(e.message for e in analysis.errors))
             steps = analysis.steps
@@ -232,7 +243,12 @@ class Simulation:
         for node in self.cluster.nodes.values():
             key = node.labels.get(DP_LABEL)
             if key and config.get("name") and key not in keys:
-                raise SimulationError(f"{node.name}: {DP_LABEL}={key} names a key the ConfigMap does not have")
+                # Its config-manager exits, "specified config {key} does not exist" (k8s-device-plugin@v0.17.4
+                # cmd/config-manager/main.go:351-354): the plugin pod goes NotReady.
+                raise SimulationError(
+                    f"{node.name}: {DP_LABEL}={key} names a key the ConfigMap does not have ({config['name']}): "
+                    f"the config-manager exits"
+                )
             value = node.labels.get(MIG_LABEL)
             if value and mig_configs is not None and value not in mig_configs:
                 raise SimulationError(f"{node.name}: {MIG_LABEL}={value} names a config the ConfigMap does not have")
