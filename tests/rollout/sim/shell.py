@@ -23,10 +23,11 @@ from .gitops import Controllers
 from .listing import expand, selector_matches
 
 _DURATION = re.compile(r"^(\d+)([smh])$")
-# The DaemonSets whose templates the model renders (cluster.Cluster._render_templates).
+# The DaemonSets whose templates the model renders (cluster.Cluster._templates).
 TEMPLATES = {
     "daemonset/nvidia-container-toolkit-daemonset": "toolkit",
     "daemonset/nvidia-device-plugin-daemonset": "device-plugin",
+    "daemonset/gpu-feature-discovery": "gfd",
 }
 HAMI_WORKLOADS = ("daemonset/hami-device-plugin", "deployment/hami-scheduler")
 
@@ -340,7 +341,11 @@ class Shell:
             if deleted != ["daemonset/nvidia-device-plugin-daemonset"]:
                 raise SimulationError(f"the model cannot wait for {deleted} to go")
             self._until(
-                lambda: self.cluster.spec is not None and not self.cluster.device_plugin_enabled(),
+                lambda: (
+                    self.cluster.spec is not None
+                    and self.cluster.reconciled()
+                    and not self.cluster.device_plugin_enabled()
+                ),
                 timeout,
                 f"{deleted[0]} to be deleted",
             )
