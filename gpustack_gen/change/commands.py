@@ -138,6 +138,16 @@ def rollout_status(cluster: Cluster, *daemonsets: str, timeout: str = "20m") -> 
     return all_of(*(kubectl("rollout", "status", "-n", namespace, ds, f"--timeout={timeout}") for ds in daemonsets))
 
 
+def wait_template_env(cluster: Cluster, daemonset: str, name: str, value: str, timeout: str = "10m") -> Script:
+    """Waits until the Operator has re-rendered ``daemonset`` with env ``name=value`` in its pod template:
+    ``rollout status`` right after ``helm upgrade`` passes on the old template (generation equals
+    observedGeneration, kubectl@v0.29.0 ``pkg/polymorphichelpers/rollout_status.go:107-116``). Filter
+    expressions in ``kubectl wait --for=jsonpath`` need kubectl 1.28 (kubernetes/kubernetes#118748)."""
+    path = f'{{.spec.template.spec.containers[*].env[?(@.name=="{name}")].value}}'
+    namespace = cluster.operator.namespace
+    return kubectl("wait", "-n", namespace, daemonset, f"--for=jsonpath={path}={value}", f"--timeout={timeout}")
+
+
 def restart_device_plugin(cluster: Cluster, mps_daemon: bool) -> Script:
     return kubectl("rollout", "restart", "-n", cluster.operator.namespace, *device_plugin_daemonsets(mps_daemon))
 

@@ -151,10 +151,15 @@ def driver_wait(cluster: Cluster, version: str | None, reason: str, rule: str, p
     )
 
 
-def rollout_wait(cluster: Cluster, daemonsets: tuple[str, ...], reason: str, rule: str) -> Step:
+def rollout_wait(
+    cluster: Cluster, daemonsets: tuple[str, ...], reason: str, rule: str, reconciled: Script | None = None
+) -> Step:
+    """``reconciled``: a wait that passes only once the Operator has re-rendered the changed template, run first so
+    that ``rollout status`` cannot pass on the old one."""
+    status = commands.rollout_status(cluster, *daemonsets)
     return Step(
         Action.WAIT,
-        commands.rollout_status(cluster, *daemonsets),
+        status if reconciled is None else all_of(reconciled, status),
         commands.wait_cluster_policy_ready(),
         reason,
         None,

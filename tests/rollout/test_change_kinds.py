@@ -23,6 +23,7 @@ from gpustack_gen.diff.report import ReportContext as DiffContext
 from gpustack_gen.diff.report import render_text as diff_text
 from gpustack_gen.plan import plan_fleets
 from gpustack_gen.plan.report import render_json, render_markdown, render_text
+from gpustack_gen.shell import AllOf, Command, all_of
 from gpustack_gen.workdir import Paths
 
 CHANGES = Path(__file__).resolve().parent.parent / "changes"
@@ -128,3 +129,20 @@ def test_the_volume_sync_check_sees_what_the_pod_sees(upstream: Path, tmp_path: 
     hurried = [dataclasses.replace(step, command=script("sleep 1")) if step is sync else step for step in steps]
     with pytest.raises(SimulationError, match="No such file or directory"):
         Simulation(upstream, tmp_path, old, new, "prod").run(hurried)
+
+
+@pytest.mark.parametrize("kind", ["cdi-on-cri-o-v25.3.3", "cdi-off-containerd-v25.3.3"])
+def test_rollout_status_before_the_operator_has_reconciled_passes_on_the_old_template(
+    kind: str, upstream: Path, tmp_path: Path
+) -> None:
+    """Without the wait for the Operator's new template, ``rollout status`` right after the upgrade finds the old
+    DaemonSet fully rolled out: the plan would move on with nothing rolled."""
+    old, new = _fleets(kind)
+    steps = analyse(old.cluster("prod"), new.cluster("prod"), Paths(rendered="rendered")).steps
+    wait = next(step for step in steps if ".spec.template.spec.containers" in (step.command_text or ""))
+    assert isinstance(wait.command, AllOf)
+    status_only = [part for part in wait.command.parts if isinstance(part, Command) and "rollout" in part.argv[:4]]
+    assert 0 < len(status_only) < len(wait.command.parts)
+    hurried = [dataclasses.replace(s, command=all_of(*status_only)) if s is wait else s for s in steps]
+    with pytest.raises(SimulationError, match="passed on the template the Operator has not re-rendered"):
+        Simulation(upstream, tmp_path, old, new, "prod", extras.load(CHANGES / kind / "cluster.yaml")).run(hurried)

@@ -13,9 +13,15 @@ from collections.abc import Iterator
 
 from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET
 from ...model.backends.gpu_operator import NAME
-from .. import steps
+from ...shell import all_of
+from .. import commands, steps
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome, Step
+
+# applyMIGConfiguration writes it into the device plugin's and GFD's templates (gpu-operator@v25.3.3
+# controllers/object_controls.go:2466-2477, called at :1435 and :958): waiting for the new value keeps rollout
+# status from passing on the templates the Operator has not re-rendered yet.
+MIG_STRATEGY_ENV = "MIG_STRATEGY"
 
 ID = "mig-strategy"
 LEVEL = Level.DISRUPTIVE
@@ -54,6 +60,12 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
             (DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET),
             "the device plugin and GFD roll on every GPU node with the new MIG_STRATEGY",
             ID,
+            all_of(
+                *(
+                    commands.wait_template_env(new, daemonset, MIG_STRATEGY_ENV, new.mig_strategy)
+                    for daemonset in (DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET)
+                )
+            ),
         )
     )
     plan += [steps.allocatable(new, pool, ID) for pool in drained]

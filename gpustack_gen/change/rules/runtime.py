@@ -25,7 +25,9 @@ from ...compile.artifact import (
     TOOLKIT_DAEMONSET,
 )
 from ...compile.operator import operand_daemonsets
-from .. import steps
+from ...model.fleet import Cluster
+from ...shell import Script, all_of
+from .. import commands, steps
 from ..commands import VALIDATOR_DAEMONSET
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome
@@ -58,6 +60,35 @@ def _cdi_rolls(change: ClusterChange, plugin: bool) -> tuple[str, ...]:
     elif new.container_runtime == "cri-o":
         rolled.append(MIG_MANAGER_DAEMONSET)
     return tuple(rolled)
+
+
+# What the Operator renders into the pod templates for cdi.enabled (gpu-operator controllers/object_controls.go):
+# the toolkit's CDI_ENABLED=true with CDI on, absent with it off (v25.3.3 :149,1257-1258; v26.3.3 :1266,1315);
+# the device plugin's DEVICE_LIST_STRATEGY, the asset's ``envvar`` with CDI off
+# (assets/state-device-plugin/0500_daemonset.yaml:77-78), with it on ``envvar,cdi-annotations`` on v25.3.x
+# (:1438-1440) and ``cdi-annotations,cdi-cri`` from v25.10 (v25.10.1 :1455-1457, v26.3.3 :1509-1511,1584-1585).
+# One reconcile walks every state, the toolkit before the device plugin (controllers/clusterpolicy_controller.go
+# :155-179, state_manager.go:794-796), so the device plugin's new template shows the toolkit's was written too;
+# with CDI off that is the only one kubectl wait can see (it cannot wait for a variable to go).
+CDI_ENABLED_ENV = "CDI_ENABLED"
+DEVICE_LIST_STRATEGY_ENV = "DEVICE_LIST_STRATEGY"
+
+
+def _device_list_strategy(cluster: Cluster) -> str:
+    if not cluster.operator.cdi_enabled:
+        return "envvar"
+    return "cdi-annotations,cdi-cri" if cluster.operator.release.at_least("v25.10.0") else "envvar,cdi-annotations"
+
+
+def _reconciled(cluster: Cluster, plugin: bool) -> Script | None:
+    """Waits until the Operator has written the templates of the CDI change, so that rollout status cannot pass
+    on the old ones; None where nothing it renders shows the change (CDI off without the Operator's plugin)."""
+    waits = [commands.wait_template_env(cluster, TOOLKIT_DAEMONSET, CDI_ENABLED_ENV, "true")]
+    waits = waits if cluster.operator.cdi_enabled else []
+    if plugin:
+        strategy = _device_list_strategy(cluster)
+        waits.append(commands.wait_template_env(cluster, DEVICE_PLUGIN_DAEMONSET, DEVICE_LIST_STRATEGY_ENV, strategy))
+    return all_of(*waits) if waits else None
 
 
 def outcomes(change: ClusterChange) -> Iterator[Outcome]:
@@ -103,6 +134,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
                     if rolled
                     else "the toolkit rolls on every GPU node",
                     ID,
+                    _reconciled(new, plugin) if flipped else None,
                 ),
             ),
         )

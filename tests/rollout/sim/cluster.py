@@ -32,6 +32,12 @@ MIG_RECONFIG_SECONDS = 180
 MIG_REACTION_SECONDS = 5
 # kubelet restart backoff of a crashed sidecar, up to about 5 min (§1, sidecar row).
 SIDECAR_BACKOFF = 300
+# The Operator re-renders its DaemonSets some time after ``helm upgrade`` changed the ClusterPolicy: the new
+# Operator pod must be Ready and hold the leader lease (--leader-elect, gpu-operator@v25.3.3
+# deployments/gpu-operator/templates/operator.yaml:41,71-74), then it walks its states in turn; until then each
+# DaemonSet keeps its old template and ``rollout status`` passes on it (kubectl@v0.29.0
+# pkg/polymorphichelpers/rollout_status.go:107-116). How long that takes is not measured; any delay shows it.
+OPERATOR_RECONCILE_SECONDS = 30
 TICK = 10
 
 
@@ -131,6 +137,10 @@ class Cluster:
             set()
         )  # workloads whose pods mount an emptyDir (/dev/shm)  # workload -> minAvailable of its PodDisruptionBudget
         self.log: list[str] = []
+        # The CDI env of the toolkit's and the device plugin's pod templates, and the next render of them,
+        # pending until the Operator reconciles: (when, templates).
+        self.templates: dict[str, dict[str, str]] = {}
+        self.pending_templates: tuple[float, dict[str, dict[str, str]]] | None = None
 
     # --- API objects --------------------------------------------------------------------------
 
@@ -157,13 +167,50 @@ class Cluster:
         defaults = chart_values(self.upstream, version)
         self.release = helm.upgrade(self.release, version, defaults, files, reuse_values=reuse)
         self.spec = clusterpolicy_spec(self.release.values, version)
-        self.reconcile()
+        self._changed_policy()
+
+    def _templates(self) -> dict[str, dict[str, str]]:
+        """The env the Operator writes into the templates for cdi.enabled and mig.strategy (gpu-operator
+        controllers/object_controls.go): the toolkit's CDI_ENABLED (v25.3.3 :1257-1258), the device plugin's
+        DEVICE_LIST_STRATEGY (the asset's ``envvar``, assets/state-device-plugin/0500_daemonset.yaml:77-78;
+        v25.3.3 :1438-1440; v25.10.1 :1455-1457), MIG_STRATEGY on the device plugin (:1435) and GFD (:958)
+        from applyMIGConfiguration (v25.3.3 :2466-2477)."""
+        assert self.spec is not None
+        cdi = bool((self.spec.get("cdi") or {}).get("enabled"))
+        new_strategy = version_tuple(self.release.chart_version if self.release else "v0") >= (25, 10)
+        on_strategy = "cdi-annotations,cdi-cri" if new_strategy else "envvar,cdi-annotations"
+        mig = {"MIG_STRATEGY": str(self.spec["mig"]["strategy"])} if self.spec["mig"].get("strategy") else {}
+        return {
+            "toolkit": {"CDI_ENABLED": "true"} if cdi else {},
+            "device-plugin": {"DEVICE_LIST_STRATEGY": on_strategy if cdi else "envvar", **mig},
+            "gfd": mig,
+        }
+
+    def template_stale(self, daemonset: str) -> bool:
+        """``daemonset`` still has the template from before the last ClusterPolicy change."""
+        pending = self.pending_templates
+        return pending is not None and pending[1].get(daemonset) != self.templates.get(daemonset)
+
+    def reconciled(self) -> bool:
+        return self.pending_templates is None
+
+    def template_env(self, daemonset: str, name: str) -> str | None:
+        return self.templates.get(daemonset, {}).get(name)
 
     def patch(self, patch: dict[str, Any]) -> None:
         if self.spec is None:
             raise SimulationError('clusterpolicies.nvidia.com "cluster-policy" not found')
         self.spec = merge_patch(self.spec, patch.get("spec", {}))
-        self.reconcile()
+        self._changed_policy()
+
+    def _changed_policy(self) -> None:
+        """The first install is reconciled at once (the plan waits for it anyway); a change after
+        OPERATOR_RECONCILE_SECONDS, every state in one pass (controllers/clusterpolicy_controller.go:155-179)."""
+        if not self.hashes:
+            self.reconcile()
+            self.templates = self._templates()
+        else:
+            self.pending_templates = (self.now + OPERATOR_RECONCILE_SECONDS, self._templates())
 
     def device_plugin_enabled(self) -> bool:
         """devicePlugin.enabled false: the Operator deletes its device plugin and MPS daemon DaemonSets."""
@@ -568,6 +615,11 @@ class Cluster:
                     break
 
     def settle(self) -> None:
+        if self.pending_templates is not None and self.now >= self.pending_templates[0]:
+            # The Operator re-renders the DaemonSets now: the operands roll from here.
+            self.templates = self.pending_templates[1]
+            self.pending_templates = None
+            self.reconcile()
         self.driver_upgrade.step(self)
         for node in self.nodes.values():
             if node.mig_react_at is not None and self.now >= node.mig_react_at:

@@ -23,6 +23,12 @@ from .gitops import Controllers
 from .listing import expand, selector_matches
 
 _DURATION = re.compile(r"^(\d+)([smh])$")
+# The DaemonSets whose templates the model renders (cluster.Cluster._templates).
+TEMPLATES = {
+    "daemonset/nvidia-container-toolkit-daemonset": "toolkit",
+    "daemonset/nvidia-device-plugin-daemonset": "device-plugin",
+    "daemonset/gpu-feature-discovery": "gfd",
+}
 HAMI_WORKLOADS = ("daemonset/hami-device-plugin", "deployment/hami-scheduler")
 
 
@@ -313,6 +319,9 @@ class Shell:
                 if not pod.running or pod.retry_at is not None:
                     return False
             return True
+        if resource in TEMPLATES and self.cluster.template_stale(TEMPLATES[resource]):
+            # kubectl reports success on the old template; a plan that moves on has checked nothing.
+            raise SimulationError(f"rollout status {resource} passed on the template the Operator has not re-rendered")
         return self.cluster.spec is not None  # the Operator, mig-manager and toolkit roll with the install
 
     def _until(self, done: Any, timeout: int, what: str) -> None:
@@ -332,7 +341,11 @@ class Shell:
             if deleted != ["daemonset/nvidia-device-plugin-daemonset"]:
                 raise SimulationError(f"the model cannot wait for {deleted} to go")
             self._until(
-                lambda: self.cluster.spec is not None and not self.cluster.device_plugin_enabled(),
+                lambda: (
+                    self.cluster.spec is not None
+                    and self.cluster.reconciled()
+                    and not self.cluster.device_plugin_enabled()
+                ),
                 timeout,
                 f"{deleted[0]} to be deleted",
             )
@@ -354,6 +367,16 @@ class Shell:
             self._until(lambda: self.controllers.is_synced(name) and self._policy_ready(), timeout, f"{name} synced")
             return
         path, expected = _jsonpath_condition(condition)
+        env = re.fullmatch(r'\.spec\.template\.spec\.containers\[\*\]\.env\[\?\(@\.name=="(\w+)"\)\]\.value', path)
+        if env is not None:
+            (daemonset,) = (w for w in words if w in TEMPLATES)
+            name = env.group(1)
+            self._until(
+                lambda: self.cluster.template_env(TEMPLATES[daemonset], name) == expected,
+                timeout,
+                f"{daemonset} {name}={expected}",
+            )
+            return
         if words[2].startswith("clusterpolicies"):
             self._until(lambda: self._policy_ready(), timeout, "the ClusterPolicy to be ready")
             return
