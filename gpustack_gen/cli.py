@@ -52,6 +52,11 @@ def _echo(text: str, *, err: bool = False, nl: bool = True, json_text: bool = Fa
     click.echo(safe.encode(encoding, "backslashreplace").decode(encoding), err=err, nl=nl)
 
 
+def _echo_report(text: str, output_format: str, *, styled: bool = False) -> None:
+    """A whole report, as its format needs: JSON escaped as JSON, the others inert (colours kept where styled)."""
+    _echo(text, nl=False, json_text=output_format == "json", styled=styled)
+
+
 def _print_problems(problems: Sequence[Problem]) -> None:
     from .errors import shown_problems
 
@@ -383,12 +388,7 @@ def diff(sides: tuple[str, ...], base_ref: str | None, output_format: str, exit_
         annotation_file=new.path,
         plan_command=_plan_command(sides, base_ref),
     )
-    _echo(
-        DIFF_REPORTS[output_format](result, context),
-        nl=False,
-        json_text=output_format == "json",
-        styled=context.color,
-    )
+    _echo_report(DIFF_REPORTS[output_format](result, context), output_format, styled=context.color)
     if exit_code and not result.empty:
         sys.exit(ExitCode.DIFFERS)
 
@@ -502,12 +502,7 @@ def plan(
     result = plan_sides(old, new, rendered=rendered, fleet_dir=fleet_dir, clusters=clusters or None)
     render = render_command(command("gpustack-gen", "render", new.path or sides[-1], "--out", rendered))
     context = ReportContext(color=_colored(output_format), render_command=render)
-    _echo(
-        PLAN_REPORTS[output_format](result, context),
-        nl=False,
-        json_text=output_format == "json",
-        styled=context.color,
-    )
+    _echo_report(PLAN_REPORTS[output_format](result, context), output_format, styled=context.color)
     sys.exit(result.exit_code)
 
 
@@ -601,12 +596,7 @@ def verify(
         state = read_live_state(cluster, kubeconfig=kubeconfig, context=cluster.kube_context)
     result = verify_cluster(cluster, state, fleet_label=fleet, rendered=rendered)
     context = ReportContext(color=_colored(output_format), annotation_file=fleet)
-    _echo(
-        VERIFY_REPORTS[output_format](result, context),
-        nl=False,
-        json_text=output_format == "json",
-        styled=context.color,
-    )
+    _echo_report(VERIFY_REPORTS[output_format](result, context), output_format, styled=context.color)
     sys.exit(result.exit_code)
 
 
@@ -731,7 +721,7 @@ def lint(
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
     report = lint_files(files, default_options(release, namespace, kubernetes_version))
-    _echo(format_report(report, output_format), nl=False, json_text=output_format == "json")
+    _echo_report(format_report(report, output_format), output_format)
     sys.exit(report.exit_code)
 
 
