@@ -177,6 +177,11 @@ def drain(pool: Pool) -> Script:
     )
 
 
+def drain_node(pool: Pool, node: str) -> Script:
+    """:func:`drain` of one node (``node`` may be a placeholder the user fills in), with the pool's flags and timeout."""
+    return kubectl("drain", node, *_drain_flags(pool), f"--timeout={pool.drain.timeout_minutes}m")
+
+
 def drain_preflight(pool: Pool) -> Script:
     """What would block the drain, found before any node is cordoned: ``--dry-run=client`` runs the same pod
     filters and fails on a pod without a controller (``filters.go:174-244``, ``pkg/cmd/drain/drain.go:367-371``)."""

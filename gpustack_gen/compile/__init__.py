@@ -32,7 +32,7 @@ def compile_cluster(cluster: Cluster, wrap: tuple[str, ...] = ()) -> list[Artifa
     targets = wrap_targets(cluster, wrap)
     objects = [namespace_object(cluster, targets), *backend.objects(cluster)]
     wrappers = delivery_artifacts(cluster, targets, objects)
-    delivery = delivery_kustomization(wrappers)
+    delivery = delivery_kustomization(wrappers, cluster.kube_context)
     artifacts = [
         helm_values(cluster),
         clusterpolicy_patch(cluster),

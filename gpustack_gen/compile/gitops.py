@@ -28,6 +28,7 @@ from typing import Any
 from ..model.fleet import WRAP_TARGETS, Cluster
 from .artifact import MANAGED_BY, Artifact
 from .backends import backend_of
+from .kustomization import apply_folder
 from .operator import CHART, HELM_REPOSITORY, HELM_REPOSITORY_NAME, RELEASE_NAME, VALUES_FILE, operator_settings
 from .releases import OCI_SCHEME, ChartRelease
 
@@ -347,7 +348,7 @@ def _flux_release(cluster: Cluster, release: ChartRelease, documents: list[dict[
 def helmfile(cluster: Cluster, objects: list[Artifact]) -> Artifact:
     """``objects`` are the namespace and the ConfigMaps, applied in a presync hook."""
     release = cluster.operator.release
-    apply_args = ["apply"]
+    apply_args = ["--context", cluster.kube_context, "apply"]  # hooks run in the shell's current context
     for artifact in objects:
         apply_args += ["-f", artifact.path]
     backend_releases = backend_of(cluster).releases(cluster)
@@ -357,6 +358,7 @@ def helmfile(cluster: Cluster, objects: list[Artifact]) -> Artifact:
         if entry not in repositories:
             repositories.append(entry)
     document = {
+        "helmDefaults": {"kubeContext": cluster.kube_context},  # helmfile passes helm --kube-context
         "repositories": repositories,
         "releases": [
             {
@@ -394,7 +396,8 @@ def helmfile(cluster: Cluster, objects: list[Artifact]) -> Artifact:
         (
             f"helmfile: release {RELEASE_NAME}, chart {HELM_REPOSITORY_NAME}/{CHART} {release.version}, values "
             f"{VALUES_FILE}. Run from this folder: helmfile apply",
-            "The presync hook applies the Namespace and ConfigMaps with kubectl (current context) first.",
+            f"The presync hook applies the Namespace and ConfigMaps first, with kubectl --context {cluster.kube_context};",
+            "helmDefaults.kubeContext makes helm reach the same cluster whatever the current context is.",
             crds,
             *(
                 f"Release {r.name}: chart {r.reference} {r.version}, values {r.values_file}, after the Operator (needs)."
@@ -436,14 +439,15 @@ def wrapped_kustomization(base: Artifact, targets: tuple[str, ...]) -> Artifact:
     return dataclasses.replace(base, notes=notes)
 
 
-def delivery_kustomization(wrappers: list[Artifact]) -> Artifact | None:
-    """``delivery/kustomization.yaml``: the Argo CD and Flux objects, None when the cluster has none."""
+def delivery_kustomization(wrappers: list[Artifact], context: str) -> Artifact | None:
+    """``delivery/kustomization.yaml``: the Argo CD and Flux objects, None when the cluster has none; ``context``:
+    the kube context its header's command names."""
     listed = [a for a in wrappers if a.kind in KUBERNETES_KINDS]
     if not listed:
         return None
     tools = _tools(tuple(a.kind.split("-")[0] for a in listed))
     notes = [
-        f"The {' and '.join(tools)} objects that deliver the charts. Apply this folder (kubectl apply -k .) at the",
+        f"The {' and '.join(tools)} objects that deliver the charts. Apply this folder ({apply_folder(context)}) at the",
         "plan's Operator step, after the cluster folder and any drain: the controller acts on the new values at once.",
     ]
     if len(tools) > 1:

@@ -9,6 +9,7 @@ from ..shell import Command, Script, helm, kubectl, lines_in, text_in
 from ..versions import GPU_TAINT_TOLERATION
 from .artifact import DEVICE_PLUGIN_DAEMONSET, GFD_DAEMONSET, Artifact
 from .backends import backend_of
+from .kustomization import apply_folder
 from .releases import repo_add_command
 from .tolerations import operand_tolerations
 
@@ -114,7 +115,7 @@ def helm_values(cluster: Cluster) -> Artifact:
         (operator_settings(cluster),),
         (
             f"Values for chart {HELM_REPOSITORY_NAME}/{CHART} {operator.release.version}. Create the namespace and the",
-            "ConfigMaps first (kubectl apply -k .), then:",
+            f"ConfigMaps first ({apply_folder(cluster.kube_context)}), then:",
             *lines_in(cluster.kube_context, operator_repo_add()),
             text_in(cluster.kube_context, helm_upgrade_command(cluster)),
             "Keep values of your own for the release? Pass them first (--values yours.yaml --values "

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from ..errors import FleetError, Problem
 from ..k8s_state import InputSource, InputText
 from ..model.names import KUBERNETES_VERSION, explain_dns_label
+from ..shell import kubectl, text_in
 from ..versions import leading_version
 from .discover import Discovery, NodeGroup, discover
 from .inputs import Inputs, read_inputs
@@ -134,7 +135,7 @@ def _plan(cluster: str, inputs: Inputs, found: Discovery, state: OperatorState, 
     todos.extend(state.todos)
     pools = []
     for group in found.groups:
-        todos.extend(_group_todos(group))
+        todos.extend(_group_todos(group, cluster))
         sharing = recover_sharing(group, state)
         todos.extend(sharing.todos)
         pools.append(PoolPlan(group, sharing))
@@ -173,7 +174,8 @@ def _plan(cluster: str, inputs: Inputs, found: Discovery, state: OperatorState, 
     )
 
 
-def _group_todos(group: NodeGroup) -> list[Todo]:
+def _group_todos(group: NodeGroup, context: str) -> list[Todo]:
+    """``context``: the imported cluster's kube context (its name, the fleet's default)."""
     from .notes import pool_place
 
     place = pool_place(group.name)
@@ -193,8 +195,8 @@ def _group_todos(group: NodeGroup) -> list[Todo]:
 
         todos.append(
             Todo(
-                f"no set of existing labels selects exactly these nodes; label them first: kubectl label nodes "
-                f"{' '.join(group.node_names)} {NEW_POOL_LABEL}={group.name}",
+                "no set of existing labels selects exactly these nodes; label them first: "
+                + text_in(context, kubectl("label", "nodes", *group.node_names, f"{NEW_POOL_LABEL}={group.name}")),
                 place,
             )
         )

@@ -29,6 +29,17 @@ def _check(
     assert [step.action.value for step in analysis.steps] == actions
 
 
+# A100 pool of two nodes, one a batch: marked, then each batch drained, relabelled, waited for and uncordoned.
+MIG_RELABEL_IN_TWO_BATCHES = [
+    "apply-configmaps",
+    "wait",
+    "check",
+    "label-nodes",
+    *["label-nodes", "drain", "label-nodes", "wait", "wait", "uncordon"] * 2,
+    "label-nodes",
+]
+
+
 def _t4(**sharing: object) -> Edit:
     return lambda d: pool(d, "t4")["sharing"].update(sharing)
 
@@ -140,49 +151,13 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
             ),
         ),
         [("mig-layout", "disruptive", "a100")],
-        [
-            "apply-configmaps",
-            "wait",
-            "check",
-            "label-nodes",
-            "label-nodes",
-            "drain",
-            "label-nodes",
-            "wait",
-            "wait",
-            "uncordon",
-            "label-nodes",
-            "drain",
-            "label-nodes",
-            "wait",
-            "wait",
-            "uncordon",
-            "label-nodes",
-        ],
+        MIG_RELABEL_IN_TWO_BATCHES,
         None,
     ),
     "retention": (
         lambda d: pool(d, "a100")["sharing"].update(layout={"3g.20gb": 1, "2g.10gb": 1, "1g.5gb": 1}),
         [("retention", "error", "a100"), ("mig-layout", "disruptive", "a100")],
-        [
-            "apply-configmaps",
-            "wait",
-            "check",
-            "label-nodes",
-            "label-nodes",
-            "drain",
-            "label-nodes",
-            "wait",
-            "wait",
-            "uncordon",
-            "label-nodes",
-            "drain",
-            "label-nodes",
-            "wait",
-            "wait",
-            "uncordon",
-            "label-nodes",
-        ],
+        MIG_RELABEL_IN_TWO_BATCHES,
         None,
     ),
     "prune": (
@@ -628,3 +603,15 @@ def test_a_rename_on_a_backend_that_names_objects_after_the_pool_is_refused() ->
     (refusal,) = [f for f in analyse(old, new).findings if f.rule == "pool-renamed"]
     assert refusal.level.value == "error"
     assert "backend hami is a new pool" in refusal.hint
+
+
+def test_scaling_a_pool_down_names_the_drain_with_the_cluster_and_the_pool_s_timeout() -> None:
+    def shrink(data: dict[str, Any]) -> None:
+        pool(data, "t4").update(nodes=2, drain={"timeoutMinutes": 40})
+
+    old, new = fleet(base()).clusters[0], fleet(changed(shrink)).clusters[0]
+    (finding,) = [f for f in analyse(old, new).findings if f.rule == "pool-nodes"]
+    context = new.kube_context
+    assert f"kubectl --context {context} drain NODE --ignore-daemonsets --delete-emptydir-data --timeout=40m" in (
+        finding.message
+    )

@@ -269,7 +269,9 @@ def test_helmfile_pins_the_release_and_applies_the_configmaps_first() -> None:
     assert release["values"] == ["gpu-operator-values.yaml"]
     (hook,) = release["hooks"]
     assert hook["events"] == ["presync"]
-    assert hook["args"] == ["apply", "-f", "namespace.yaml", "-f", "device-plugin-config.yaml"]
+    context = document["helmDefaults"]["kubeContext"]  # helm and the hook reach the cluster's context
+    assert context
+    assert hook["args"] == ["--context", context, "apply", "-f", "namespace.yaml", "-f", "device-plugin-config.yaml"]
 
 
 def test_wrappers_have_a_kustomization_of_their_own_beside_the_namespace_and_configmaps() -> None:

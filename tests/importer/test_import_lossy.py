@@ -194,10 +194,10 @@ def test_nodes_that_no_label_set_separates_get_a_new_pool_label(
     )
     new_label = [t for t in result.todos if "gpustack-gen.dev/pool" in t]
     assert new_label == [
-        "no set of existing labels selects exactly these nodes; label them first: kubectl label nodes "
+        "no set of existing labels selects exactly these nodes; label them first: kubectl --context train label nodes "
         "ip-10-0-32-17.eu-west-1.compute.internal ip-10-0-33-17.eu-west-1.compute.internal "
         "gpustack-gen.dev/pool=gpu-t4",
-        "no set of existing labels selects exactly these nodes; label them first: kubectl label nodes "
+        "no set of existing labels selects exactly these nodes; label them first: kubectl --context train label nodes "
         "ip-10-0-34-17.eu-west-1.compute.internal gpustack-gen.dev/pool=gpu-t4-2",
     ]
     assert not check_roundtrip(result).ok  # the nodes do not carry the label yet

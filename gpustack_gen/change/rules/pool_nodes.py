@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .. import steps
+from ...shell import text_in
+from .. import commands, steps
 from ..context import ClusterChange
 from ..model import Finding, Level, Outcome
 
@@ -32,8 +33,8 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
                     ID,
                     LEVEL,
                     f"pool {after.name}: nodes {before.nodes} -> {after.nodes}: drain the nodes that go "
-                    "(kubectl drain NODE --ignore-daemonsets --delete-emptydir-data --timeout=15m), then scale its "
-                    "node group down",
+                    f"({text_in(new.kube_context, commands.drain_node(after, 'NODE'))}), then scale its node group "
+                    "down",
                     after.name,
                     (after.name,),
                 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...shell import kubectl, text_in
 from ..artifact import MANAGED_BY, Artifact
 from ..backends import backend_of
 from .rules import allowlisted_labels, cluster_rules
@@ -47,7 +48,8 @@ def alerts_artifacts(cluster: Cluster) -> list[Artifact]:
     allowlist = ",".join(allowlisted_labels(cluster, pool_labels))
     uncounted = [p.name for p in cluster.pools if not cluster.allocatable_per_node(p)]
     notes = [
-        "What each pool's nodes must advertise, as Prometheus alerts: kubectl apply -f alerts.yaml (needs the",
+        "What each pool's nodes must advertise, as Prometheus alerts: "
+        f"{text_in(cluster.kube_context, kubectl('apply', '-f', 'alerts.yaml'))} (needs the",
         "Prometheus Operator's PrometheusRule CRD; its Prometheus must select these labels in ruleSelector).",
         f"kube-state-metrics shows node labels only when allowlisted: run it with --metric-labels-allowlist=nodes=[{allowlist}]",
         "(without it the rules that join on node labels never fire, and GPUPoolNodesNotSeen warns).",

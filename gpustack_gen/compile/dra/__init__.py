@@ -20,7 +20,7 @@ from ..gpu_operator import mig_manager_patch, mig_manager_values
 from ..gpu_operator.config_names import config_names
 from ..gpu_operator.configmaps import mig_parted_configmap
 from ..gpu_operator.nodes import NODE_LABELS_NOTE, node_labels_document
-from ..kustomization import namespaces_command
+from ..kustomization import apply_folder, namespaces_command
 from ..releases import ChartRelease
 from .claims import claim_name, claim_object
 from .claims import workload_values as workload_values
@@ -69,7 +69,9 @@ def plugin_daemonset(cluster: Cluster) -> tuple[str, str]:
 
 
 def workload_notes(cluster: Cluster, workload: Workload) -> tuple[str, ...]:
-    return ("Its claim is in dra-claims.yaml: apply the cluster folder (kubectl apply -k . in it) first.",)
+    return (
+        f"Its claim is in dra-claims.yaml: apply the cluster folder ({apply_folder(cluster.kube_context)} in it) first.",
+    )
 
 
 def objects(cluster: Cluster) -> list[Artifact]:

@@ -25,7 +25,7 @@ from ...model.backends.dra import KUBELET_PLUGIN_LABEL, gates, resource_api_vers
 from ...model.fleet import Cluster
 from ...shell import lines_in, text_in
 from ..artifact import Artifact
-from ..kustomization import namespaces_command
+from ..kustomization import apply_folder, namespaces_command
 from ..releases import ChartRelease
 from ..tolerations import operand_tolerations
 
@@ -86,7 +86,7 @@ def driver_values_file(cluster: Cluster) -> Artifact:
             text_in(cluster.kube_context, namespaces_command([w.namespace for w in cluster.workloads])),
         ]
     notes += [
-        "Apply the cluster folder (kubectl apply -k .: the DeviceClasses and claims), then:",
+        f"Apply the cluster folder ({apply_folder(cluster.kube_context)}: the DeviceClasses and claims), then:",
         *lines_in(cluster.kube_context, release.install_commands()),
         f"The kubelet plugin runs on nodes labelled {KUBELET_PLUGIN_LABEL}=true (node-labels.yaml), and only there.",
     ]

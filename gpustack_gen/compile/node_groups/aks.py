@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...shell import kubectl, text_in
 from .nodes import PoolNodes, provided_note
 
 if TYPE_CHECKING:
@@ -45,5 +46,6 @@ def notes(cluster: Cluster, pool: Pool, nodes: PoolNodes) -> tuple[str, ...]:
         "applies nvidia.com/mig.config instead.",
         *provided_note(nodes, "AKS or Kubernetes"),
         "Changing labels or taints is a node-pool update through the AKS API (not a new pool); whether running",
-        "nodes are relabelled in place is not documented: check them with kubectl get nodes --show-labels.",
+        "nodes are relabelled in place is not documented: check them with "
+        f"{text_in(cluster.kube_context, kubectl('get', 'nodes', '--show-labels'))}.",
     )
