@@ -30,7 +30,7 @@ from gpustack_gen.catalog import (
     place_layout,
 )
 from gpustack_gen.catalog.profile_grammar import reads_profile
-from gpustack_gen.versions import OPERATOR_VERSIONS, OperatorVersion
+from gpustack_gen.versions.gpu_operator import OPERATOR_VERSIONS, OperatorVersion
 
 POOLS_PER_CLUSTER = 8
 WORKLOADS_PER_CLUSTER = 20

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .diff import Side
     from .errors import Problem
     from .model import Fleet
-    from .versions import OperatorVersion
+    from .versions.gpu_operator import OperatorVersion
 
 # The --format choices, kept in step with the report tables by a test (importing them here would load the
 # reports, and their templates, for every command).
@@ -118,7 +118,7 @@ def _one_line(text: str) -> str:
 
 def _operator_version(text: str) -> OperatorVersion:
     """The release an ``--operator-version`` option names; a usage error (exit 2) when gpustack-gen does not know it."""
-    from .versions import UnknownOperatorVersion, require_operator_version
+    from .versions.gpu_operator import UnknownOperatorVersion, require_operator_version
 
     try:
         return require_operator_version(text)
@@ -255,7 +255,7 @@ def schema(kind: str, operator_version: str | None) -> None:
         _echo(json.dumps(load_schema(f"{kind}.schema.json"), indent=2, sort_keys=False))
         return
     from .validate.operator_schema import operator_schema
-    from .versions import NEWEST_OPERATOR
+    from .versions.gpu_operator import NEWEST_OPERATOR
 
     release = NEWEST_OPERATOR if operator_version is None else _operator_version(operator_version)
     _echo(json.dumps(operator_schema(kind, release.version), indent=2, sort_keys=False))
@@ -275,10 +275,10 @@ def versions() -> None:
       prerequisites name (older clusters get a warning).
     verified: the chart's own files are in the reference data the tests hold gpustack-gen against.
     """
-    from .dra_versions import DRA_VERSIONS
-    from .hami_versions import HAMI_VERSIONS
-    from .validate.hami_keys import VALUES_KEYS
-    from .versions import OPERATOR_VERSIONS
+    from .validate.backends.hami import VALUES_KEYS
+    from .versions.dra import DRA_VERSIONS
+    from .versions.gpu_operator import OPERATOR_VERSIONS
+    from .versions.hami import HAMI_VERSIONS
 
     def yes(flag: bool) -> str:
         return "yes" if flag else "no"

@@ -19,7 +19,7 @@ from .errors import OutputError
 from .model.names import dns_label_hint, explain_dns_label
 from .templates import template_dirs
 from .validate.schema_files import schema_path
-from .versions import NEWEST_OPERATOR, UnknownOperatorVersion, require_operator_version
+from .versions.gpu_operator import NEWEST_OPERATOR, UnknownOperatorVersion, require_operator_version
 
 TEMPLATE = "init-fleet.yaml.j2"
 FLEET_SCHEMA = "fleet.schema.json"

@@ -14,11 +14,11 @@ from click.testing import CliRunner, Result
 from gpustack_gen import __version__
 from gpustack_gen.catalog import GPUS, get_gpu
 from gpustack_gen.cli import main
-from gpustack_gen.dra_versions import DRA_VERSIONS, GATE_TIME_SLICING
 from gpustack_gen.errors import InternalError
-from gpustack_gen.hami_versions import HAMI_VERSIONS
-from gpustack_gen.validate.hami_keys import VALUES_KEYS as HAMI_VALUES_KEYS
-from gpustack_gen.versions import OPERATOR_VERSIONS
+from gpustack_gen.validate.backends.hami import VALUES_KEYS as HAMI_VALUES_KEYS
+from gpustack_gen.versions.dra import DRA_VERSIONS, GATE_TIME_SLICING
+from gpustack_gen.versions.gpu_operator import OPERATOR_VERSIONS
+from gpustack_gen.versions.hami import HAMI_VERSIONS
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "fleet.yaml"

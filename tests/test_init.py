@@ -14,7 +14,7 @@ from gpustack_gen.cli import main
 from gpustack_gen.init import InitError, init_fleet_text
 from gpustack_gen.model.intent import fleet_json_schema
 from gpustack_gen.validate.schema_files import schema_path
-from gpustack_gen.versions import NEWEST_OPERATOR, OPERATOR_VERSIONS
+from gpustack_gen.versions.gpu_operator import NEWEST_OPERATOR, OPERATOR_VERSIONS
 
 
 @pytest.mark.parametrize("gpu", [g.id for g in GPUS])

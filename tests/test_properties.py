@@ -16,7 +16,7 @@ from gpustack_gen.catalog.profile_grammar import reads_profile
 from gpustack_gen.compile.artifact import Artifact, EmbeddedYaml
 from gpustack_gen.model import Fleet
 from gpustack_gen.validate.artifacts import validate_artifacts
-from gpustack_gen.versions import OPERATOR_VERSIONS, OperatorVersion
+from gpustack_gen.versions.gpu_operator import OPERATOR_VERSIONS, OperatorVersion
 
 EXAMPLES = 60
 Draw = Callable[..., Any]

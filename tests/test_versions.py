@@ -8,7 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from gpustack_gen.cli import main
-from gpustack_gen.versions import UnknownOperatorVersion, leading_version, parse_version
+from gpustack_gen.versions import leading_version, parse_version
+from gpustack_gen.versions.gpu_operator import UnknownOperatorVersion
 
 KNOWN = "known: v23.9.2, v24.3.0, v24.6.2, v24.9.2, v25.3.0, v25.3.3, v25.3.4, v25.10.1, v26.3.3, v26.7.0"
 FLEET = """\
@@ -73,8 +74,8 @@ def test_every_command_words_an_unknown_operator_version_alike(
 @pytest.mark.parametrize(("spelling", "found"), [("{}", True), ("v{}", True), (" {} ", True), ("{}.0", False)])
 def test_backend_chart_versions_are_read_one_way(spelling: str, found: bool) -> None:
     """HAMi's and the DRA driver's chart tables take the same spellings of a version, and refuse the same."""
-    from gpustack_gen.dra_versions import NEWEST_DRA, UnknownDraVersion, require_dra_version
-    from gpustack_gen.hami_versions import NEWEST_HAMI, UnknownHamiVersion, require_hami_version
+    from gpustack_gen.versions.dra import NEWEST_DRA, UnknownDraVersion, require_dra_version
+    from gpustack_gen.versions.hami import NEWEST_HAMI, UnknownHamiVersion, require_hami_version
 
     for require, newest, unknown in (
         (require_hami_version, NEWEST_HAMI, UnknownHamiVersion),
@@ -89,7 +90,7 @@ def test_backend_chart_versions_are_read_one_way(spelling: str, found: bool) -> 
 
 
 def test_an_unknown_dra_version_far_from_any_names_the_newest() -> None:
-    from gpustack_gen.dra_versions import NEWEST_DRA, UnknownDraVersion, require_dra_version
+    from gpustack_gen.versions.dra import NEWEST_DRA, UnknownDraVersion, require_dra_version
 
     with pytest.raises(UnknownDraVersion) as caught:
         require_dra_version("latest")

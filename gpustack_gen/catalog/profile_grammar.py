@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from gpustack_gen.versions import OPERATOR_VERSIONS, OperatorVersion, format_version, parse_version
+from gpustack_gen.versions import format_version, parse_version
+from gpustack_gen.versions.gpu_operator import OPERATOR_VERSIONS, OperatorVersion
 
 _OLD_GRAMMAR = re.compile(r"(?:\d+c\.)?\d+g\.\d+gb(?:\+[A-Za-z0-9]+(?:,[A-Za-z0-9]+)*)?")
 EXTENDED_NAMES_FROM = (0, 12, 3)  # the first mig-manager that reads them

@@ -17,11 +17,11 @@ from ..compile.artifact import (
     MIG_MANAGER_DAEMONSET,
     device_plugin_daemonsets,
 )
-from ..compile.dra import driver as dra_driver
-from ..compile.gpu_operator.nodes import label_command, selector_text
+from ..compile.backends.dra import driver as dra_driver
+from ..compile.backends.gpu_operator.nodes import label_command, selector_text
 from ..compile.operator import RELEASE_NAME, VALUES_FILE, helm_upgrade_command, operator_repo_add, patch_command
 from ..compile.releases import ChartRelease
-from ..model.backends.dra_gpu_config import DRIVER as DRA_DRIVER_NAME
+from ..model.backends.dra.gpu_config import DRIVER as DRA_DRIVER_NAME
 from ..model.fleet import Cluster, HelmRelease, Pool, Workload
 from ..shell import Command, Pipe, PrintsNothing, Script, Spliced, all_of, command, helm, kubectl
 from ..workdir import Paths

@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 
 from ..catalog import GpuModel, builtin_mig_config, builtin_mig_config_names
 from ..compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
-from ..compile.gpu_operator import MPS_ROOT
+from ..compile.backends.gpu_operator import MPS_ROOT
 from ..compile.operator import driver_upgrade_policy
 from ..errors import FleetError, Problem
 from ..helm_values import MERGED_LISTS
@@ -25,16 +25,13 @@ from ..k8s_state import ConfigMap, Where
 from ..model.backends.gpu_operator import RESOURCE_GPU
 from ..model.fleet import DriverUpgrade
 from ..validate.operator_keys import VALUES_KEYS
-from ..versions import (
+from ..versions import VersionTuple, format_version, leading_version, parse_version
+from ..versions.gpu_operator import (
     OPERATOR_VERSIONS,
     OperatorVersion,
     UnknownOperatorVersion,
-    VersionTuple,
-    format_version,
     get_operator_version,
-    leading_version,
     operator_version_names,
-    parse_version,
     require_operator_version,
 )
 from .discover import NodeGroup

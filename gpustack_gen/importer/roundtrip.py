@@ -31,7 +31,7 @@ from ..compile.artifact import DEVICE_PLUGIN_CONFIGMAP, DEVICE_PLUGIN_LABEL, MIG
 from ..errors import FleetError
 from ..k8s_state import Node
 from ..model.backends.gpu_operator import RESOURCE_GPU
-from ..versions import OperatorVersion
+from ..versions.gpu_operator import OperatorVersion
 from .recover import (
     MIG_CONFIG_KEY,
     OWNED_KEYS,

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import Problem, Severity
 from ..validate.findings import SchemaFinding, format_path
-from ..versions import OperatorVersion
+from ..versions.gpu_operator import OperatorVersion
 from .locate import Source, embedded_source, join_path, locate, parse_path
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING

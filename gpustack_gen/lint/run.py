@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Problem, Severity
-from ..versions import NEWEST_OPERATOR, OperatorVersion
+from ..versions.gpu_operator import NEWEST_OPERATOR, OperatorVersion
 from ..yamlio.input_file import InputFileError, read_input_bytes
 from ..yamlio.limits import MAX_IMPORT_INPUT_BYTES
 from .detect import LINTED_KINDS, DocumentKind, detect

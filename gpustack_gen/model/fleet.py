@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..catalog import GpuModel, builtin_mig_config
-from ..dra_versions import NEWEST_DRA, DraDriverVersion
 from ..errors import Problem
-from ..hami_versions import DEFAULT_SCHEDULER_IMAGE, HAMI_NAMESPACE, NEWEST_HAMI, HamiVersion
-from ..versions import OperatorVersion, parse_version
+from ..versions import parse_version
+from ..versions.dra import NEWEST_DRA, DraDriverVersion
+from ..versions.gpu_operator import OperatorVersion
+from ..versions.hami import DEFAULT_SCHEDULER_IMAGE, HAMI_NAMESPACE, NEWEST_HAMI, HamiVersion
 
 if TYPE_CHECKING:
     from .backends import BackendSemantics

@@ -12,22 +12,17 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..catalog import get_gpu, suggest_gpus
-from ..dra_versions import NEWEST_DRA, UnknownDraVersion, require_dra_version
 from ..errors import Problem, Severity
-from ..hami_versions import (
+from ..suggest import suggest
+from ..versions import format_version
+from ..versions.dra import NEWEST_DRA, UnknownDraVersion, require_dra_version
+from ..versions.gpu_operator import NEWEST_OPERATOR, OPERATOR_VERSIONS, UnknownOperatorVersion, require_operator_version
+from ..versions.hami import (
     DEFAULT_SCHEDULER_IMAGE,
     HAMI_NAMESPACE,
     NEWEST_HAMI,
     UnknownHamiVersion,
     require_hami_version,
-)
-from ..suggest import suggest
-from ..versions import (
-    NEWEST_OPERATOR,
-    OPERATOR_VERSIONS,
-    UnknownOperatorVersion,
-    format_version,
-    require_operator_version,
 )
 from ..yamlio.source import PathKey, SourceDocument
 from . import intent

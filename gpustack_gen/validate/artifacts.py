@@ -17,11 +17,11 @@ from ..compile.operator import CHART, VALUES_FILE
 from ..errors import InternalError
 from ..model.backends.dra import gates as dra_gates
 from ..model.fleet import Cluster
+from .backends.dra import check_driver_values, check_opaque_configs
+from .backends.hami import check_hami_values
 from .device_plugin import check_device_plugin_config
-from .dra import check_driver_values, check_opaque_configs
 from .findings import SchemaFinding, findings_from_errors
 from .gitops import check_gitops_document, wrapper_disagreements
-from .hami_keys import check_hami_values
 from .kubernetes import KubernetesSchemaNotFound, check_kubernetes_object, check_workload_fragment
 from .memo import MEMO_SIZE, json_key
 from .mig_parted import check_mig_parted_config

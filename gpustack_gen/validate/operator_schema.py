@@ -23,7 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..versions import OperatorVersion, parse_version
+from ..versions import parse_version
+from ..versions.gpu_operator import OperatorVersion
 from .findings import SchemaFinding, findings_from_errors
 from .operator_keys import CLUSTERPOLICY_SPEC_KEYS, VALUES_KEYS, KeyGate
 from .schema_files import SchemaValidator, compile_schema
@@ -236,7 +237,7 @@ def operator_schema(kind: OperatorSchemaKind, version: str) -> Mapping[str, Any]
 
 def _release(version: str) -> OperatorVersion:
     """An :class:`OperatorVersion` for ``version``; gates only read its number."""
-    from ..versions import get_operator_version
+    from ..versions.gpu_operator import get_operator_version
 
     known = get_operator_version(version)
     if known is not None:

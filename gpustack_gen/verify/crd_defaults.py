@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..versions import OperatorVersion
+from ..versions.gpu_operator import OperatorVersion
 
 # The fields a rendered patch may delete (a test holds every rendered patch to this list).
 DELETED_PATHS = ("devicePlugin.config", "migManager.config.name")

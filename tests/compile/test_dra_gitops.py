@@ -14,7 +14,7 @@ from test_gitops import cluster_of, dra_fleet, notes_of, wrapped
 
 from gpustack_gen import InternalError
 from gpustack_gen.compile import compile_cluster
-from gpustack_gen.compile.dra.driver import dra_release, driver_values
+from gpustack_gen.compile.backends.dra.driver import dra_release, driver_values
 from gpustack_gen.shell import lines_in
 from gpustack_gen.validate.artifacts import validate_artifacts
 

@@ -29,7 +29,7 @@ from gpustack_gen.compile.operator import HELM_REPOSITORY, operator_settings
 from gpustack_gen.model import Cluster
 from gpustack_gen.validate.artifacts import validate_artifacts
 from gpustack_gen.validate.gitops import check_gitops_document
-from gpustack_gen.versions import OPERATOR_VERSIONS
+from gpustack_gen.versions.gpu_operator import OPERATOR_VERSIONS
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 GITOPS_EXAMPLE = ROOT / "examples" / "gitops" / "fleet.yaml"

@@ -18,7 +18,7 @@ from gpustack_gen.compile.artifact import kind_of_file
 from gpustack_gen.compile.operator import clusterpolicy_patch, operator_settings
 from gpustack_gen.model import Cluster
 from gpustack_gen.validate.artifacts import validate_artifacts
-from gpustack_gen.validate.hami_keys import check_hami_values
+from gpustack_gen.validate.backends.hami import check_hami_values
 
 
 def cluster_of(data: dict[str, Any]) -> Cluster:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from gpustack_gen.versions import OPERATOR_VERSIONS, OperatorVersion, get_operator_version
+from gpustack_gen.versions.gpu_operator import OPERATOR_VERSIONS, OperatorVersion, get_operator_version
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_FLEET = REPO_ROOT / "examples" / "fleet.yaml"

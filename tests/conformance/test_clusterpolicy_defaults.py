@@ -14,7 +14,7 @@ from _fleets import REPO_ROOT, branch_fleets, clusterpolicy_crd, crd_spec_schema
 from gpustack_gen import load_fleet
 from gpustack_gen.compile import compile_cluster
 from gpustack_gen.verify import crd_defaults
-from gpustack_gen.versions import OPERATOR_VERSIONS
+from gpustack_gen.versions.gpu_operator import OPERATOR_VERSIONS
 
 TABLE = REPO_ROOT / "gpustack_gen" / "verify" / "crd_defaults.py"
 _BEGIN = "DEFAULTS: Mapping[str, Mapping[str, Any]] = {\n"

@@ -33,11 +33,11 @@ from jsonschema import Draft7Validator
 
 from gpustack_gen import RenderedFile, load_fleet, render
 from gpustack_gen.compile.artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP
-from gpustack_gen.compile.gpu_operator import MPS_ROOT
+from gpustack_gen.compile.backends.gpu_operator import MPS_ROOT
 from gpustack_gen.model.fleet import DEFAULT_DEVICE_PLUGIN_KEY
 from gpustack_gen.validate.operator_keys import CLUSTERPOLICY_SPEC_KEYS
 from gpustack_gen.validate.operator_schema import without_deletions
-from gpustack_gen.versions import OPERATOR_VERSIONS, OperatorVersion
+from gpustack_gen.versions.gpu_operator import OPERATOR_VERSIONS, OperatorVersion
 
 _COMBINATORS = ("anyOf", "allOf", "oneOf")
 PLUGIN_CONFIG = {"name": DEVICE_PLUGIN_CONFIGMAP, "default": DEFAULT_DEVICE_PLUGIN_KEY}

@@ -17,10 +17,10 @@ import pytest
 from ruamel.yaml import YAML
 
 from gpustack_gen import load_fleet, render
-from gpustack_gen.compile.dra.driver import dra_release, driver_values
-from gpustack_gen.dra_versions import DRA_VERSIONS, DraDriverVersion
-from gpustack_gen.model.backends import dra_gpu_config
+from gpustack_gen.compile.backends.dra.driver import dra_release, driver_values
+from gpustack_gen.model.backends.dra import gpu_config
 from gpustack_gen.model.fleet import Cluster, DraConfig
+from gpustack_gen.versions.dra import DRA_VERSIONS, DraDriverVersion
 
 ROOT = Path(__file__).resolve().parents[2]
 VERIFIED = tuple(v for v in DRA_VERSIONS if v.verified)
@@ -161,13 +161,13 @@ def test_opaque_config_fields_are_the_api_types(upstream: Path, release: DraDriv
         assert block is not None, struct
         return set(re.findall(r'json:"(\w+)', block.group(1)))
 
-    assert fields("GpuSharing") == dra_gpu_config._SHARING_FIELDS[dra_gpu_config.GPU_CONFIG]
-    assert fields("MigDeviceSharing") == dra_gpu_config._SHARING_FIELDS[dra_gpu_config.MIG_DEVICE_CONFIG]
-    assert fields("TimeSlicingConfig") == dra_gpu_config._TIME_SLICING_FIELDS
-    assert fields("MpsConfig") == dra_gpu_config._MPS_FIELDS
-    for interval in dra_gpu_config.INTERVALS:
+    assert fields("GpuSharing") == gpu_config._SHARING_FIELDS[gpu_config.GPU_CONFIG]
+    assert fields("MigDeviceSharing") == gpu_config._SHARING_FIELDS[gpu_config.MIG_DEVICE_CONFIG]
+    assert fields("TimeSlicingConfig") == gpu_config._TIME_SLICING_FIELDS
+    assert fields("MpsConfig") == gpu_config._MPS_FIELDS
+    for interval in gpu_config.INTERVALS:
         assert f'TimeSliceInterval = "{interval}"' in sharing
-    for strategy in (dra_gpu_config.TIME_SLICING, dra_gpu_config.MPS):
+    for strategy in (gpu_config.TIME_SLICING, gpu_config.MPS):
         assert f'= "{strategy}"' in sharing
 
 
@@ -175,8 +175,8 @@ def test_rule_messages_are_upstreams(upstream: Path) -> None:
     api = upstream / "dra-driver" / "v0.4.1" / "api" / "nvidia.com" / "resource" / "v1beta1"
     source = "".join((api / name).read_text(encoding="utf-8") for name in ("validate.go", "sharing.go"))
     for message in (
-        dra_gpu_config.thread_percentage_problem(-1),
-        dra_gpu_config.thread_percentage_problem(101),
+        gpu_config.thread_percentage_problem(-1),
+        gpu_config.thread_percentage_problem(101),
         "cannot use MpsConfig with the '%v' strategy",
         "cannot use TimeSlicingConfig with the '%v' strategy",
         "default value set too low",

@@ -1,7 +1,7 @@
 """The HAMi tables hold against the chart in ``../shared/upstream/hami/<version>/``.
 
 - ``HAMI_VERSIONS``: every chart folder upstream is a verified entry, and its Chart.yaml has that version;
-- ``validate/hami_keys.py``: every key gpustack-gen may write is a key of that version's values.yaml, and
+- ``validate/backends/hami.py``: every key gpustack-gen may write is a key of that version's values.yaml, and
   what gpustack-gen renders for HAMi clusters uses those keys only;
 - the facts the backend builds on: the resource names, the node selector, the per-node config's fields.
 """
@@ -18,9 +18,9 @@ from _fleets import has_path, lookup
 from ruamel.yaml import YAML
 
 from gpustack_gen import load_fleet, render
-from gpustack_gen.hami_versions import HAMI_VERSIONS, NEWEST_HAMI, HamiVersion
 from gpustack_gen.model.backends.hami import RESOURCE_CORES, RESOURCE_GPU, RESOURCE_MEMORY, RESOURCE_MEMORY_PERCENTAGE
-from gpustack_gen.validate.hami_keys import VALUES_KEYS
+from gpustack_gen.validate.backends.hami import VALUES_KEYS
+from gpustack_gen.versions.hami import HAMI_VERSIONS, NEWEST_HAMI, HamiVersion
 
 ROOT = Path(__file__).resolve().parents[2]
 VERIFIED = tuple(v for v in HAMI_VERSIONS if v.verified)

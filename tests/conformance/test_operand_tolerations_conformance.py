@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from _fleets import chart_values
 
-from gpustack_gen.compile.hami.values import PLUGIN_TOLERATIONS
+from gpustack_gen.compile.backends.hami.values import PLUGIN_TOLERATIONS
 from gpustack_gen.compile.operator import OPERAND_TOLERATIONS
-from gpustack_gen.dra_versions import DRA_VERSIONS, DraDriverVersion
-from gpustack_gen.versions import OPERATOR_VERSIONS, OperatorVersion
+from gpustack_gen.versions.dra import DRA_VERSIONS, DraDriverVersion
+from gpustack_gen.versions.gpu_operator import OPERATOR_VERSIONS, OperatorVersion
 
 _CHARTS = {
     "25.12.0": "v25.12.0/deployments/helm/nvidia-dra-driver-gpu",

@@ -16,7 +16,7 @@ from gpustack_gen import load_fleet, render
 from gpustack_gen.emit import Bundle
 from gpustack_gen.validate.operator_keys import CLUSTERPOLICY_SPEC_KEYS, VALUES_KEYS
 from gpustack_gen.validate.operator_schema import without_deletions
-from gpustack_gen.versions import OPERATOR_VERSIONS, OperatorVersion
+from gpustack_gen.versions.gpu_operator import OPERATOR_VERSIONS, OperatorVersion
 
 # Allowed keys the pinned example does not write, and why.
 EXAMPLE_LEAVES_OUT = {

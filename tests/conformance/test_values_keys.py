@@ -15,7 +15,8 @@ import pytest
 from _fleets import NO_OP_KEYS, VERIFIED, chart_values, has_path, lookup, release
 
 from gpustack_gen.validate.operator_keys import CLUSTERPOLICY_SPEC_KEYS, VALUES_KEYS, KeyGate
-from gpustack_gen.versions import OPERATOR_VERSIONS, OperatorVersion, parse_version
+from gpustack_gen.versions import parse_version
+from gpustack_gen.versions.gpu_operator import OPERATOR_VERSIONS, OperatorVersion
 
 # Table entries with no chart files in ../shared/upstream: their component versions come from release
 # notes only. A version that gains files must become verified (and leave this list).

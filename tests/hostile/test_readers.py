@@ -19,7 +19,7 @@ import pytest
 from hostile_helpers import ROOT, run_cli
 
 from gpustack_gen.errors import MAX_PROBLEMS
-from gpustack_gen.model.backends.dra_gpu_config import quantity_bytes
+from gpustack_gen.model.backends.dra.gpu_config import quantity_bytes
 from gpustack_gen.yamlio.input_file import InputFileError, read_input_bytes
 
 HEALTHY = ROOT / "tests" / "verify" / "data" / "prod-healthy"

@@ -11,7 +11,7 @@ import pytest
 from golden import assert_shown
 
 from gpustack_gen.lint import default_options, detect, format_report, lint_files, lint_text
-from gpustack_gen.versions import get_operator_version
+from gpustack_gen.versions.gpu_operator import get_operator_version
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = Path(__file__).parent / "cases"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gpustack_gen.lint import LintReport, default_options, lint_files
-from gpustack_gen.versions import get_operator_version
+from gpustack_gen.versions.gpu_operator import get_operator_version
 
 CASES_DIR = Path(__file__).parent / "cases"
 

@@ -12,11 +12,11 @@ import pytest
 from fleet_text import check, edit, load, the_error
 
 from gpustack_gen.compile import compile_cluster
-from gpustack_gen.compile.dra.claims import claim_object
-from gpustack_gen.compile.dra.device_classes import gpu_config
+from gpustack_gen.compile.backends.dra.claims import claim_object
+from gpustack_gen.compile.backends.dra.device_classes import gpu_config
 from gpustack_gen.model.backends import dra as dra_backend
 from gpustack_gen.model.backends.dra import device_class
-from gpustack_gen.versions import NEWEST_OPERATOR
+from gpustack_gen.versions.gpu_operator import NEWEST_OPERATOR
 
 # fleet_text.BASE with backend dra on line 8 (its containerRuntime line), so the line numbers are BASE's.
 DRA = edit(

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from gpustack_gen import FleetError, load_fleet
-from gpustack_gen.compile.hami.values import hami_values
-from gpustack_gen.hami_versions import DEFAULT_SCHEDULER_IMAGE
+from gpustack_gen.compile.backends.hami.values import hami_values
+from gpustack_gen.versions.hami import DEFAULT_SCHEDULER_IMAGE
 
 T4 = {
     "name": "t4",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpustack_gen.compile import gpu_operator as real
+from gpustack_gen.compile.backends import gpu_operator as real
 from gpustack_gen.model.fleet import Cluster, Pool
 
 NAME = real.NAME

@@ -6,8 +6,7 @@ from collections.abc import Mapping
 
 import broken_backend
 
-from gpustack_gen.compile import gpu_operator
-from gpustack_gen.compile.backends import BackendCompilers
+from gpustack_gen.compile.backends import BackendCompilers, gpu_operator
 
 ROWS: Mapping[str, BackendCompilers] = {
     "gpu-operator": gpu_operator,

@@ -34,7 +34,7 @@ def test_mypy_strict_refuses_a_backend_with_a_wrong_signature() -> None:
 
 
 REGISTRIES = (
-    "gpustack_gen/compile/backends.py",
+    "gpustack_gen/compile/backends/__init__.py",
     "gpustack_gen/model/backends/__init__.py",
     "gpustack_gen/verify/backends/__init__.py",
     "gpustack_gen/verify/checks/__init__.py",

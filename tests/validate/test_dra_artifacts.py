@@ -11,13 +11,13 @@ import pytest
 
 from gpustack_gen.compile import compile_cluster
 from gpustack_gen.compile.artifact import Artifact
-from gpustack_gen.dra_versions import DRA_VERSIONS, NEWEST_DRA
 from gpustack_gen.errors import InternalError
 from gpustack_gen.model import Cluster, load_fleet
-from gpustack_gen.model.backends.dra_gpu_config import config_problems
+from gpustack_gen.model.backends.dra.gpu_config import config_problems
 from gpustack_gen.validate.artifacts import validate_artifacts
-from gpustack_gen.validate.dra import check_driver_values
+from gpustack_gen.validate.backends.dra import check_driver_values
 from gpustack_gen.validate.kubernetes import check_workload_fragment
+from gpustack_gen.versions.dra import DRA_VERSIONS, NEWEST_DRA
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "dra" / "fleet.yaml"
 GATES = frozenset({"TimeSlicingSettings", "MPSSupport"})

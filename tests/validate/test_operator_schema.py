@@ -18,7 +18,7 @@ from gpustack_gen.validate.operator_schema import (
     check_operator_keys,
     operator_schema,
 )
-from gpustack_gen.versions import OPERATOR_VERSIONS, get_operator_version
+from gpustack_gen.versions.gpu_operator import OPERATOR_VERSIONS, get_operator_version
 
 
 def _properties(node: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Mapping[str, Any]]]:

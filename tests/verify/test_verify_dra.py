@@ -38,7 +38,7 @@ from verify_helpers import DATA, Files, both, copy_state, item, label, node
 
 from gpustack_gen import load_fleet
 from gpustack_gen.cli import main
-from gpustack_gen.compile.dra.claims import claim_name
+from gpustack_gen.compile.backends.dra.claims import claim_name
 from gpustack_gen.errors import ExitCode, Severity
 from gpustack_gen.shell import text_in
 from gpustack_gen.verify import read_state_dir, state_parts, verify_cluster
@@ -379,7 +379,7 @@ def test_a_shared_claim_used_by_more_pods_than_replicas_is_a_warning(tmp_path: P
     )
     shared = load_fleet(text, name="fleet.yaml").cluster("train")
     assert shared is not None
-    # the shared claim's name carries its class config's digest (compile/dra/claims.py)
+    # the shared claim's name carries its class config's digest (compile/backends/dra/claims.py)
     shared_claim = claim_name(shared, next(w for w in shared.workloads if w.name == "llm-finetune"))
 
     def edit(files: Files) -> None:

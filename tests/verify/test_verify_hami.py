@@ -31,11 +31,11 @@ from hami_helpers import (
 from verify_helpers import DATA, Files, both, copy_state, item, label, node
 
 from gpustack_gen.cli import main
-from gpustack_gen.compile.hami.values import hami_release
+from gpustack_gen.compile.backends.hami.values import hami_release
 from gpustack_gen.errors import ExitCode
 from gpustack_gen.shell import text_in
 from gpustack_gen.verify.backends import VERIFY_BACKENDS, verify_backend
-from gpustack_gen.verify.backends.hami_registration import parse_registration
+from gpustack_gen.verify.backends.hami.registration import parse_registration
 from gpustack_gen.verify.checks import CHECK_IDS, get
 from gpustack_gen.verify.state import state_parts
 

@@ -24,7 +24,7 @@ from gpustack_gen.compile import compile_cluster
 from gpustack_gen.model.fleet import Cluster
 from gpustack_gen.verify import read_state_dir, verify_cluster
 from gpustack_gen.verify.crd_defaults import STAND_INS
-from gpustack_gen.versions import OPERATOR_VERSIONS, OperatorVersion
+from gpustack_gen.versions.gpu_operator import OPERATOR_VERSIONS, OperatorVersion
 
 # fixture folder -> the fleet file and cluster it matches
 HEALTHY = {

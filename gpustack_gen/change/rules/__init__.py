@@ -17,13 +17,8 @@ from . import (
     cluster_added,
     cluster_removed,
     device_plugin_config,
-    dra_move,
-    dra_objects,
     driver,
-    hami_settings,
     kubernetes_version,
-    mig_layout,
-    mig_manager_config,
     mig_strategy,
     mps_clients,
     node_selector,
@@ -39,6 +34,10 @@ from . import (
     unlabelled_nodes,
     workload_values,
 )
+from .backends import hami as hami_settings
+from .backends.dra import move as dra_move
+from .backends.dra import objects as dra_objects
+from .backends.gpu_operator import mig_layout, mig_manager_config
 
 
 class Rule(Protocol):

@@ -22,7 +22,7 @@ from ...suggest import closest, similarity
 from ...validate.findings import SchemaFinding, format_path
 from ...validate.operator_keys import KeyGate
 from ...validate.operator_schema import OperatorSchemaKind, check_operator_keys
-from ...versions import OperatorVersion
+from ...versions.gpu_operator import OperatorVersion
 from ..detect import OPERATOR_TOP_LEVEL_KEYS, DocumentKind
 from ..locate import Source, join_path
 from ..reporter import WARNING, LintOptions, Reporter, get, parse_embedded, value_at

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from ...catalog import get_gpu
 from ...compile.artifact import MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
-from ...compile.dra.driver import KUBELET_PLUGIN_DAEMONSET, VALUES_FILE, dra_release
+from ...compile.backends.dra.driver import KUBELET_PLUGIN_DAEMONSET, VALUES_FILE, dra_release
 from ...errors import Severity
 from ...k8s_state.objects import DRA_KINDS
 from ...model.backends.dra import (
@@ -39,7 +39,7 @@ from ...model.backends.dra import (
     resource_api_version,
     slots_per_device,
 )
-from ...model.backends.dra_gpu_config import DRIVER
+from ...model.backends.dra.gpu_config import DRIVER
 from .. import commands
 from ..model import Fallback, RegisteredDevice, Registration, RegistrationIssue
 from ..rollouts import not_ready_yet

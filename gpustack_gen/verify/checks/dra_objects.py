@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...compile.artifact import MANAGED_BY
-from ...compile.dra.claims import claim_name, shares_claim
+from ...compile.backends.dra.claims import claim_name, shares_claim
 from ...errors import Severity
 from ...k8s_state import DraObject
 from ...k8s_state.objects import DRA_KINDS

@@ -1,0 +1,1 @@
+"""The change rules of backend gpu-operator that concern what only the Operator runs (the MIG manager)."""

@@ -1,0 +1,1 @@
+"""Validators of the artifacts only one backend writes, a module per backend (HAMi's values, the DRA driver's)."""
