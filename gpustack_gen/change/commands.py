@@ -21,6 +21,7 @@ from ..compile.backends.dra import driver as dra_driver
 from ..compile.backends.gpu_operator.nodes import label_command, selector_text
 from ..compile.operator import RELEASE_NAME, VALUES_FILE, helm_upgrade_command, operator_repo_add, patch_command
 from ..compile.releases import ChartRelease
+from ..model.backends.dra import dra_options
 from ..model.backends.dra.gpu_config import DRIVER as DRA_DRIVER_NAME
 from ..model.fleet import Cluster, HelmRelease, Pool, Workload
 from ..shell import Command, Pipe, PrintsNothing, Script, Spliced, all_of, command, helm, kubectl
@@ -386,18 +387,18 @@ def dra_driver_uninstall(cluster: Cluster) -> Script:
 
 
 def show_dra_driver(cluster: Cluster) -> Script:
-    return kubectl("get", "pods", "-n", cluster.dra.namespace)
+    return kubectl("get", "pods", "-n", dra_options(cluster).namespace)
 
 
 def dra_plugin_rollout(cluster: Cluster) -> Script:
     """Waits until the DRA kubelet plugin runs on every node labelled for it."""
     return kubectl(
-        "rollout", "status", "-n", cluster.dra.namespace, dra_driver.KUBELET_PLUGIN_DAEMONSET, "--timeout=20m"
+        "rollout", "status", "-n", dra_options(cluster).namespace, dra_driver.KUBELET_PLUGIN_DAEMONSET, "--timeout=20m"
     )
 
 
 def restart_dra_plugin(cluster: Cluster) -> Script:
-    return kubectl("rollout", "restart", "-n", cluster.dra.namespace, dra_driver.KUBELET_PLUGIN_DAEMONSET)
+    return kubectl("rollout", "restart", "-n", dra_options(cluster).namespace, dra_driver.KUBELET_PLUGIN_DAEMONSET)
 
 
 def show_resource_slices() -> Script:

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ..catalog import GpuModel, builtin_mig_config
 from ..errors import Problem
 from ..versions import parse_version
-from ..versions.dra import NEWEST_DRA, DraDriverVersion
 from ..versions.gpu_operator import OperatorVersion
-from ..versions.hami import DEFAULT_SCHEDULER_IMAGE, HAMI_NAMESPACE, NEWEST_HAMI, HamiVersion
 
 if TYPE_CHECKING:
     from .backends import BackendSemantics
@@ -209,23 +207,13 @@ class OperatorConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class HamiConfig:
-    """The HAMi chart a cluster with backend hami installs."""
-
-    release: HamiVersion = NEWEST_HAMI
-    namespace: str = HAMI_NAMESPACE
-    scheduler_image: str = DEFAULT_SCHEDULER_IMAGE  # the kube-scheduler image, without its tag
+class BackendOptions:
+    """A backend's own cluster settings (the chart it installs, ...): each backend that has any subclasses this in
+    its model wing (:mod:`.backends`) and reads them with :meth:`Cluster.options`. A backend without any keeps
+    this empty one."""
 
 
-DEFAULT_DRA_NAMESPACE = "nvidia-dra-driver-gpu"  # as NVIDIA's DRA install guide and the upgrade guide name it
-
-
-@dataclass(frozen=True, slots=True)
-class DraConfig:
-    """The NVIDIA DRA driver release of a cluster on backend dra (unused by the other backends)."""
-
-    release: DraDriverVersion = NEWEST_DRA
-    namespace: str = DEFAULT_DRA_NAMESPACE
+OptionsT = TypeVar("OptionsT", bound=BackendOptions)
 
 
 WRAP_TARGETS = ("argocd", "flux", "helmfile")
@@ -315,8 +303,7 @@ class Cluster:
     retired: Retired = Retired()
     backend: str = "gpu-operator"  # what advertises the GPUs (model/backends): gpu-operator | hami | dra
     container_runtime_version: str | None = None  # of the runtime on the GPU nodes; None: not stated
-    hami: HamiConfig = HamiConfig()
-    dra: DraConfig = DraConfig()
+    backend_options: BackendOptions = BackendOptions()  # the backend's own settings, as its model wing resolved them
     node_group_provider: str | None = None  # karpenter | eksctl | gke | aks | cluster-api: node-groups/ fragments
     alerts: Alerts = Alerts()
 
@@ -328,6 +315,14 @@ class Cluster:
         pool = self.pool(workload.pool)
         assert pool is not None, f"workload {workload.name!r} names no pool of cluster {self.name!r}"
         return pool
+
+    def options(self, kind: type[OptionsT]) -> OptionsT:
+        """The cluster's backend options as ``kind`` (a backend's own :class:`BackendOptions`); the backend's wing
+        asks for its own, so a mismatch is our bug."""
+        options = self.backend_options
+        if not isinstance(options, kind):
+            raise TypeError(f"cluster {self.name!r} on backend {self.backend} holds no {kind.__name__}")
+        return options
 
     @property
     def semantics(self) -> BackendSemantics:

@@ -9,27 +9,18 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from ..catalog import get_gpu, suggest_gpus
 from ..errors import Problem, Severity
 from ..suggest import suggest
 from ..versions import format_version
-from ..versions.dra import NEWEST_DRA, UnknownDraVersion, require_dra_version
 from ..versions.gpu_operator import NEWEST_OPERATOR, OPERATOR_VERSIONS, UnknownOperatorVersion, require_operator_version
-from ..versions.hami import (
-    DEFAULT_SCHEDULER_IMAGE,
-    HAMI_NAMESPACE,
-    NEWEST_HAMI,
-    UnknownHamiVersion,
-    require_hami_version,
-)
 from ..yamlio.source import PathKey, SourceDocument
 from . import intent
-from .backends import DEFAULT_BACKEND
+from .backends import DEFAULT_BACKEND, semantics
 from .fleet import (
     DEFAULT_ALERTS_NAMESPACE,
-    DEFAULT_DRA_NAMESPACE,
     DEFAULT_SHARING_AUTO,
     DEFAULT_SHARING_NONE,
     MPS_FAIL_REQUESTS_CONFIGURABLE_FROM,
@@ -39,11 +30,9 @@ from .fleet import (
     ArgoCdDelivery,
     Cluster,
     Delivery,
-    DraConfig,
     Drain,
     DriverUpgrade,
     FluxDelivery,
-    HamiConfig,
     HelmRelease,
     OperatorConfig,
     Pool,
@@ -57,6 +46,9 @@ from .fleet import (
 )
 from .names import KUBERNETES_VERSION
 from .quantity import quantity_mib, quantity_value
+
+# Reads one cluster setting by its field names, the cluster's own over the fleet defaults: (value, its path).
+Setting = Callable[..., tuple[Any, PathKey | None]]
 
 DEFAULT_NAMESPACE = "gpu-operator"
 
@@ -221,6 +213,7 @@ def resolve_cluster(
                 f"did you mean {close[0]!r}?" if close else f"auto, none, or one of {', '.join(names)}",
             )
             default_sharing = None
+    backend = setting("backend")[0] or DEFAULT_BACKEND
     cluster = Cluster(
         name=spec.name,
         kube_context=spec.kube_context or spec.name,
@@ -233,10 +226,9 @@ def resolve_cluster(
         workloads=workloads,
         delivery=delivery,
         default_sharing=default_sharing or DEFAULT_SHARING_AUTO,
-        backend=setting("backend")[0] or DEFAULT_BACKEND,
-        hami=_resolve_hami(report, setting),
+        backend=backend,
+        backend_options=semantics(backend).resolve_options(report, setting),
         retired=_resolve_retired(spec, here, operator, report),
-        dra=_resolve_dra(report, setting),
         node_group_provider=setting("node_groups", "provider")[0],
         alerts=_resolve_alerts(setting),
     )
@@ -264,35 +256,6 @@ def _gpu_memory_mib(workload: intent.Workload, path: PathKey, report: Report) ->
         )
         return None
     return quantity_mib(workload.gpu_memory)
-
-
-def _resolve_hami(report: Report, setting: Any) -> HamiConfig:
-    release, namespace = _backend_chart(report, setting, "hami", NEWEST_HAMI, require_hami_version, HAMI_NAMESPACE)
-    image, _ = setting("hami", "scheduler_image")
-    return HamiConfig(release, namespace, image or DEFAULT_SCHEDULER_IMAGE)
-
-
-_Release = TypeVar("_Release")
-
-
-def _backend_chart(
-    report: Report,
-    setting: Any,
-    key: str,
-    newest: _Release,
-    require: Callable[[str], _Release],
-    default_namespace: str,
-) -> tuple[_Release, str]:
-    """A backend chart's pinned release (default: the newest known) and namespace: ``hami``, ``dra``."""
-    version, version_path = setting(key, "version")
-    namespace, _ = setting(key, "namespace")
-    release = newest
-    if version is not None:
-        try:
-            release = require(version)
-        except (UnknownHamiVersion, UnknownDraVersion) as unknown:
-            report.error(version_path, str(unknown), unknown.hint)
-    return release, namespace or default_namespace
 
 
 def _resolve_delivery(report: Report, setting: Any) -> Delivery:
@@ -375,10 +338,6 @@ def _resolve_alerts(setting: Any) -> Alerts:
         gpu_memory_percent=setting("alerts", "gpu_memory_percent")[0] or default.gpu_memory_percent,
         fleet_file=setting("alerts", "fleet_file")[0] or default.fleet_file,
     )
-
-
-def _resolve_dra(report: Report, setting: Any) -> DraConfig:
-    return DraConfig(*_backend_chart(report, setting, "dra", NEWEST_DRA, require_dra_version, DEFAULT_DRA_NAMESPACE))
 
 
 @functools.cache

@@ -15,7 +15,9 @@ from ..compile.backends import backend_of
 from ..compile.gitops import GITOPS_KINDS
 from ..compile.operator import CHART, VALUES_FILE
 from ..errors import InternalError
+from ..model.backends.dra import dra_options
 from ..model.backends.dra import gates as dra_gates
+from ..model.backends.hami import hami_options
 from ..model.fleet import Cluster
 from .backends.dra import check_driver_values, check_opaque_configs
 from .backends.hami import check_hami_values
@@ -73,14 +75,16 @@ def _mig_parted_configmap(cluster: Cluster, artifact: Artifact, document: dict[s
 
 
 def _hami_values(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:
-    findings = check_hami_values(document, cluster.hami.release)
+    findings = check_hami_values(document, hami_options(cluster).release)
     if findings:
         first = findings[0]
-        raise InternalError(artifact.path, first.path, f"{first.message} (HAMi chart {cluster.hami.release.version})")
+        raise InternalError(
+            artifact.path, first.path, f"{first.message} (HAMi chart {hami_options(cluster).release.version})"
+        )
 
 
 def _dra_driver_values(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:
-    _raise_first(artifact, check_driver_values(document, cluster.dra.release))
+    _raise_first(artifact, check_driver_values(document, dra_options(cluster).release))
 
 
 def _dra_objects(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:

@@ -60,5 +60,11 @@ def find_release(text: str, releases: Iterable[ReleaseT]) -> ReleaseT | None:
     return next((release for release in releases if wanted and parse_version(release.version) == wanted), None)
 
 
+class UnknownVersion(ValueError):
+    """A chart version gpustack-gen has no facts for; ``hint`` says what to write instead."""
+
+    hint: str
+
+
 def format_version(version: VersionTuple) -> str:
     return "v{}.{}.{}".format(*version)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import GPU_TAINT_TOLERATION, Toleration, find_release
+from . import GPU_TAINT_TOLERATION, Toleration, UnknownVersion, find_release
 
 # The driver feature gates gpustack-gen turns on, by the sharing strategy that needs them
 # (api/nvidia.com/resource/v1beta1/validate.go: a strategy whose gate is off is refused).
@@ -104,7 +104,7 @@ def dra_version_names() -> tuple[str, ...]:
     return tuple(v.version for v in DRA_VERSIONS)
 
 
-class UnknownDraVersion(ValueError):
+class UnknownDraVersion(UnknownVersion):
     """A DRA driver chart version gpustack-gen has no facts for; ``hint`` names the known ones."""
 
     def __init__(self, text: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import VersionTuple, find_release, parse_version
+from . import UnknownVersion, VersionTuple, find_release, parse_version
 
 HAMI_REPOSITORY = "https://project-hami.github.io/HAMi/"  # Project-HAMi/HAMi@v2.10.0 README.md
 HAMI_REPOSITORY_NAME = "hami-charts"
@@ -44,7 +44,7 @@ def hami_version_names() -> tuple[str, ...]:
     return tuple(v.version for v in HAMI_VERSIONS)
 
 
-class UnknownHamiVersion(ValueError):
+class UnknownHamiVersion(UnknownVersion):
     """A HAMi chart version gpustack-gen has no facts for; ``hint`` names the known ones."""
 
     def __init__(self, text: str) -> None:

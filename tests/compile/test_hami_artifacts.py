@@ -17,6 +17,7 @@ from gpustack_gen.compile import compile_cluster
 from gpustack_gen.compile.artifact import kind_of_file
 from gpustack_gen.compile.operator import clusterpolicy_patch, operator_settings
 from gpustack_gen.model import Cluster
+from gpustack_gen.model.backends.hami import hami_options
 from gpustack_gen.validate.artifacts import validate_artifacts
 from gpustack_gen.validate.backends.hami import check_hami_values
 
@@ -207,12 +208,12 @@ def test_a_hami_wrapper_that_disagrees_with_its_values_is_an_internal_error() ->
 def test_the_values_check_refuses_what_the_chart_lacks() -> None:
     cluster = cluster_of(hami_fleet())
     good = values(hami_fleet())
-    assert check_hami_values(good, cluster.hami.release) == []
+    assert check_hami_values(good, hami_options(cluster).release) == []
     bad = copy.deepcopy(good)
     bad["devicePlugin"]["deviceSplitCount"] = "5"
     bad["devicePlugin"]["splitCount"] = 5
     bad["devicePlugin"]["nodeConfiguration"]["config"] = json.dumps({"nodeconfig": [{"name": "n", "split": 2}]})
-    paths = {finding.path for finding in check_hami_values(bad, cluster.hami.release)}
+    paths = {finding.path for finding in check_hami_values(bad, hami_options(cluster).release)}
     assert paths == {
         "devicePlugin.deviceSplitCount",
         "devicePlugin.splitCount",
@@ -224,7 +225,7 @@ def test_the_values_check_refuses_what_the_chart_lacks() -> None:
     }
     unreadable = copy.deepcopy(good)
     unreadable["devicePlugin"]["nodeConfiguration"]["config"] = "{"
-    (finding,) = check_hami_values(unreadable, cluster.hami.release)
+    (finding,) = check_hami_values(unreadable, hami_options(cluster).release)
     assert "not JSON" in finding.message
 
 

@@ -18,8 +18,8 @@ from ruamel.yaml import YAML
 
 from gpustack_gen import load_fleet, render
 from gpustack_gen.compile.backends.dra.driver import dra_release, driver_values
-from gpustack_gen.model.backends.dra import gpu_config
-from gpustack_gen.model.fleet import Cluster, DraConfig
+from gpustack_gen.model.backends.dra import DraOptions, dra_options, gpu_config
+from gpustack_gen.model.fleet import Cluster
 from gpustack_gen.versions.dra import DRA_VERSIONS, DraDriverVersion
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,7 +70,7 @@ def test_chart_name_and_version(upstream: Path, release: DraDriverVersion) -> No
     if release.oci:  # the install guide's chart reference
         install = (_folder(upstream, release) / "docs" / "install.md").read_text(encoding="utf-8")
         cluster = _example_clusters()[0]
-        assert dra_release(dataclasses.replace(cluster, dra=DraConfig(release))).reference in install
+        assert dra_release(dataclasses.replace(cluster, backend_options=DraOptions(release))).reference in install
 
 
 @pytest.mark.parametrize("release", VERIFIED, ids=lambda v: v.version)
@@ -95,7 +95,7 @@ def _leaves(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 def test_driver_values_keys_exist_in_the_pinned_chart(upstream: Path, release: DraDriverVersion) -> None:
     chart_values = _SAFE.load((_chart(upstream, release) / "values.yaml").read_text(encoding="utf-8"))
     for cluster in _example_clusters():
-        values = driver_values(dataclasses.replace(cluster, dra=DraConfig(release, cluster.dra.namespace)))
+        values = driver_values(dataclasses.replace(cluster, backend_options=DraOptions(release, dra_options(cluster).namespace)))
         for path, value in _leaves(values).items():
             default: Any = chart_values
             for part in path.split("."):

@@ -9,6 +9,7 @@ import pytest
 
 from gpustack_gen import FleetError, load_fleet
 from gpustack_gen.compile.backends.hami.values import hami_values
+from gpustack_gen.model.backends.hami import hami_options
 from gpustack_gen.versions.hami import DEFAULT_SCHEDULER_IMAGE
 
 T4 = {
@@ -89,7 +90,7 @@ def test_hami_needs_kubernetes_1_23() -> None:
 
 def test_the_scheduler_image_defaults_to_the_kubernetes_registry_and_can_be_set() -> None:
     default = load_fleet(fleet()).clusters[0]
-    assert default.hami.scheduler_image == DEFAULT_SCHEDULER_IMAGE == "registry.k8s.io/kube-scheduler"
+    assert hami_options(default).scheduler_image == DEFAULT_SCHEDULER_IMAGE == "registry.k8s.io/kube-scheduler"
     assert hami_values(default)["scheduler"]["kubeScheduler"]["image"] == {
         "registry": "registry.k8s.io",
         "repository": "kube-scheduler",

@@ -8,7 +8,9 @@ physical GPU of a pool offers), ``allocatable_per_gpu`` (the part of it a node's
 share that request, a DRA ResourceClaim, instead of each taking its own), ``workload_limits`` (what one pod
 lists in ``resources.limits``), ``isolation`` (what keeps a pool's pods apart, for capacity.yaml and the
 warnings), ``check_workload`` (its rules for one workload; False when the workload cannot be
-counted against its pool) and ``check`` (its own semantic rules, reported at the fleet file's lines),
+counted against its pool), ``check`` (its own semantic rules, reported at the fleet file's lines) and
+``resolve_options`` (its own cluster settings, :class:`~gpustack_gen.model.fleet.BackendOptions`, which the
+cluster holds in ``backend_options`` and the wing reads back with its ``options``),
 plus ``OPTIONS`` (the sharing options it reads), ``DEVICE_PLUGIN_LIMITS``, ``EXTENDED_RESOURCES``,
 ``NODE_LABELLED_CONFIGS`` and ``REDEPLOYS_ON_MOVE`` (see :class:`BackendSemantics`). The compilers of each backend live in :mod:`gpustack_gen.compile`; nothing else
 branches on a backend's name.
@@ -23,8 +25,8 @@ from . import dra, gpu_operator, hami
 
 if TYPE_CHECKING:
     from ...yamlio.source import PathKey
-    from ..fleet import Cluster, Pool, Workload
-    from ..resolve import ClusterOrigin, Report
+    from ..fleet import BackendOptions, Cluster, Pool, Workload
+    from ..resolve import ClusterOrigin, Report, Setting
 
 DEFAULT_BACKEND = gpu_operator.NAME
 
@@ -57,6 +59,8 @@ class BackendSemantics(Protocol):
     ) -> bool: ...
 
     def check(self, cluster: Cluster, origin: ClusterOrigin, report: Report) -> None: ...
+
+    def resolve_options(self, report: Report, setting: Setting) -> BackendOptions: ...
 
 
 # Each module is assigned to the protocol itself, so mypy checks its names and signatures against it.

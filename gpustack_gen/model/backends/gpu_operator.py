@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..fleet import ISOLATION
+from ..fleet import ISOLATION, BackendOptions
 
 if TYPE_CHECKING:
     from ...yamlio.source import PathKey
     from ..fleet import Cluster, Pool, Workload
-    from ..resolve import ClusterOrigin, Report
+    from ..resolve import ClusterOrigin, Report, Setting
 
 NAME = "gpu-operator"
 STRATEGIES = frozenset({"none", "time-slicing", "mps", "mig"})
@@ -25,6 +25,11 @@ NODE_LABELLED_CONFIGS = True  # nvidia.com/device-plugin.config, nvidia.com/mig.
 REDEPLOYS_ON_MOVE = False
 RESOURCE_GPU = "nvidia.com/gpu"
 RESOURCE_GPU_SHARED = "nvidia.com/gpu.shared"
+
+
+def resolve_options(report: Report, setting: Setting) -> BackendOptions:
+    """The Operator's settings are every cluster's (``operator``): nothing of its own beyond them."""
+    return BackendOptions()
 
 
 def resources_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:

@@ -26,12 +26,14 @@ from typing import TYPE_CHECKING
 
 from ...catalog import gpu_memory_mib
 from ...versions import leading_version
-from ..fleet import ISOLATION
+from ...versions.hami import DEFAULT_SCHEDULER_IMAGE, HAMI_NAMESPACE, NEWEST_HAMI, HamiVersion, require_hami_version
+from ..fleet import ISOLATION, BackendOptions
+from .charts import pinned_chart
 
 if TYPE_CHECKING:
     from ...yamlio.source import PathKey
     from ..fleet import Cluster, Pool, Workload
-    from ..resolve import ClusterOrigin, Report
+    from ..resolve import ClusterOrigin, Report, Setting
 
 NAME = "hami"
 STRATEGIES = frozenset({"none", "hami"})
@@ -52,6 +54,25 @@ NODE_LABEL_VALUE = "on"
 # Guide, "ECC"), and the driver reserves some: a 16 GiB T4 shows 15079 to 15360 MiB. 10 % covers both.
 MEMORY_SHORTFALL = 0.10
 MEMORY_SHORTFALL_WHY = f"the catalog's memory is nominal, NVML reports up to {MEMORY_SHORTFALL * 100:g} % less"
+
+
+@dataclass(frozen=True, slots=True)
+class HamiOptions(BackendOptions):
+    """The HAMi chart a cluster on backend hami installs (fleet key ``hami``)."""
+
+    release: HamiVersion = NEWEST_HAMI
+    namespace: str = HAMI_NAMESPACE
+    scheduler_image: str = DEFAULT_SCHEDULER_IMAGE  # the kube-scheduler image, without its tag
+
+
+def resolve_options(report: Report, setting: Setting) -> HamiOptions:
+    release, namespace = pinned_chart(report, setting, "hami", NEWEST_HAMI, require_hami_version, HAMI_NAMESPACE)
+    image, _ = setting("hami", "scheduler_image")
+    return HamiOptions(release, namespace, image or DEFAULT_SCHEDULER_IMAGE)
+
+
+def hami_options(cluster: Cluster) -> HamiOptions:
+    return cluster.options(HamiOptions)
 
 
 @dataclass(frozen=True, slots=True)

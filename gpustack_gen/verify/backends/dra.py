@@ -35,6 +35,7 @@ from ...model.backends.dra import (
     KUBELET_PLUGIN_LABEL,
     NAME,
     class_attributes,
+    dra_options,
     pool_classes,
     resource_api_version,
     slots_per_device,
@@ -446,7 +447,7 @@ def _plugin_pod_cause(view: NodeView, pod: Pod) -> tuple[str, bool]:
 
 
 def _namespace(view: NodeView) -> str:
-    return view.expected.cluster.dra.namespace
+    return dra_options(view.expected.cluster).namespace
 
 
 def _plugin_pods(view: NodeView) -> str:

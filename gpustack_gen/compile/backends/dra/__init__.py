@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....model.backends.dra import DEVICE_PLUGIN_DEPLOY_LABEL, KUBELET_PLUGIN_LABEL, NAME
+from ....model.backends.dra import DEVICE_PLUGIN_DEPLOY_LABEL, KUBELET_PLUGIN_LABEL, NAME, dra_options
 from ....model.fleet import Cluster, Pool, Workload
 from ....shell import text_in
 from ...artifact import MIG_CONFIG_LABEL, Artifact
@@ -65,7 +65,7 @@ def releases(cluster: Cluster) -> tuple[ChartRelease, ...]:
 
 def plugin_daemonset(cluster: Cluster) -> tuple[str, str]:
     """The DRA driver's kubelet plugin, which publishes the GPUs, in its release's namespace."""
-    return cluster.dra.namespace, KUBELET_PLUGIN_DAEMONSET.removeprefix("daemonset/")
+    return dra_options(cluster).namespace, KUBELET_PLUGIN_DAEMONSET.removeprefix("daemonset/")
 
 
 def workload_notes(cluster: Cluster, workload: Workload) -> tuple[str, ...]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....model.backends.dra import KUBELET_PLUGIN_LABEL, gates, resource_api_version
+from ....model.backends.dra import KUBELET_PLUGIN_LABEL, dra_options, gates, resource_api_version
 from ....model.fleet import Cluster
 from ....shell import lines_in, text_in
 from ...artifact import Artifact
@@ -54,7 +54,7 @@ def driver_values(cluster: Cluster) -> dict[str, Any]:
 def kubelet_plugin_values(cluster: Cluster) -> dict[str, Any]:
     """The kubelet plugin runs on the pools' nodes, tolerating their taints (merged with the chart's default)."""
     plugin: dict[str, Any] = {"nodeSelector": {KUBELET_PLUGIN_LABEL: "true"}}
-    tolerations = operand_tolerations(cluster, cluster.dra.release.kubelet_plugin_tolerations)
+    tolerations = operand_tolerations(cluster, dra_options(cluster).release.kubelet_plugin_tolerations)
     if tolerations is not None:
         plugin["tolerations"] = tolerations
     return plugin
@@ -63,14 +63,14 @@ def kubelet_plugin_values(cluster: Cluster) -> dict[str, Any]:
 def dra_release(cluster: Cluster) -> ChartRelease:
     """The driver's Helm release: the chart pinned by ``dra.version``, from NVIDIA's repository (25.12.0) or by OCI
     from registry.k8s.io (0.4.x); its kubelet plugin is what rolls out."""
-    release = cluster.dra.release
+    release = dra_options(cluster).release
     return ChartRelease(
         name=RELEASE_NAME,
         chart=release.chart,
         repository_name=release.repository_name,
         repository_url=release.repository,
         version=release.version,
-        namespace=cluster.dra.namespace,
+        namespace=dra_options(cluster).namespace,
         values_file=VALUES_FILE,
         values=driver_values(cluster),
         rollouts=(KUBELET_PLUGIN_DAEMONSET,),

@@ -14,6 +14,7 @@ from ....model.backends.hami import (
     MEMORY_SHORTFALL,
     NAME,
     cores_per_gpu,
+    hami_options,
     least_memory,
     memory_per_gpu,
     node_settings,
@@ -88,7 +89,7 @@ def releases(cluster: Cluster) -> tuple[ChartRelease, ...]:
 
 def plugin_daemonset(cluster: Cluster) -> tuple[str, str]:
     """HAMi's device plugin, in its release's namespace."""
-    return cluster.hami.namespace, DEVICE_PLUGIN_DAEMONSET.removeprefix("daemonset/")
+    return hami_options(cluster).namespace, DEVICE_PLUGIN_DAEMONSET.removeprefix("daemonset/")
 
 
 def workload_notes(cluster: Cluster, workload: Workload) -> tuple[str, ...]:

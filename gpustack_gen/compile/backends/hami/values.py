@@ -17,6 +17,7 @@ from ....model.backends.hami import (
     RESOURCE_MEMORY,
     RESOURCE_MEMORY_PERCENTAGE,
     cluster_settings,
+    hami_options,
     named_pools,
     node_settings,
     scheduler_policy,
@@ -97,7 +98,7 @@ def hami_values(cluster: Cluster) -> dict[str, Any]:
         "resourceCores": RESOURCE_CORES,
         "devicePlugin": plugin,
     }
-    registry, _, repository = cluster.hami.scheduler_image.partition("/")
+    registry, _, repository = hami_options(cluster).scheduler_image.partition("/")
     scheduler: dict[str, Any] = {"kubeScheduler": {"image": {"registry": registry, "repository": repository}}}
     policy = scheduler_policy(cluster)
     if policy is not None:
@@ -112,8 +113,8 @@ def hami_release(cluster: Cluster) -> ChartRelease:
         chart=HAMI_CHART,
         repository_name=HAMI_REPOSITORY_NAME,
         repository_url=HAMI_REPOSITORY,
-        version=cluster.hami.release.version,
-        namespace=cluster.hami.namespace,
+        version=hami_options(cluster).release.version,
+        namespace=hami_options(cluster).namespace,
         values_file=VALUES_FILE,
         values=hami_values(cluster),
         rollouts=(DEVICE_PLUGIN_DAEMONSET, SCHEDULER_DEPLOYMENT),
@@ -127,7 +128,7 @@ def values_artifact(cluster: Cluster) -> Artifact:
         "plugin. Install it after the GPU Operator, whose own device plugin this cluster turns off:",
         *lines_in(cluster.kube_context, release.install_commands()),
         f"Its device plugin runs on nodes labelled {NODE_LABEL}={NODE_LABEL_VALUE} (node-labels.yaml). Never --reuse-values.",
-        f"Its scheduler runs {cluster.hami.scheduler_image}, tagged with the cluster's Kubernetes version when Helm renders",
+        f"Its scheduler runs {hami_options(cluster).scheduler_image}, tagged with the cluster's Kubernetes version when Helm renders",
         "it (hami.schedulerImage; the chart's own default is a mirror registry).",
     ]
     if needs_runtime_class(cluster):

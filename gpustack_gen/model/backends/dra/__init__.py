@@ -21,18 +21,20 @@ for the sharing options, and what DRA cannot enforce.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ....versions import leading_version, parse_version
-from ....versions.dra import DRA_VERSIONS, SHARING_GATES
+from ....versions.dra import DRA_VERSIONS, NEWEST_DRA, SHARING_GATES, DraDriverVersion, require_dra_version
 from ....versions.gpu_operator import NEWEST_OPERATOR
-from ...fleet import ISOLATION
+from ...fleet import ISOLATION, BackendOptions
+from ..charts import pinned_chart
 from . import gpu_config
 
 if TYPE_CHECKING:
     from ....yamlio.source import PathKey
     from ...fleet import Cluster, Pool, Sharing, Workload
-    from ...resolve import ClusterOrigin, Report
+    from ...resolve import ClusterOrigin, Report, Setting
 
 NAME = "dra"
 STRATEGIES = frozenset({"none", "time-slicing", "mps", "mig"})
@@ -58,6 +60,24 @@ GUIDE_GPU_DRIVER = 580
 # controllers/state_manager.go addGPUStateLabels sets it only when absent or empty).
 KUBELET_PLUGIN_LABEL = "nvidia.com/dra-kubelet-plugin"
 DEVICE_PLUGIN_DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
+DEFAULT_NAMESPACE = "nvidia-dra-driver-gpu"  # as NVIDIA's DRA install guide and the upgrade guide name it
+
+
+@dataclass(frozen=True, slots=True)
+class DraOptions(BackendOptions):
+    """The NVIDIA DRA driver release a cluster on backend dra installs (fleet key ``dra``)."""
+
+    release: DraDriverVersion = NEWEST_DRA
+    namespace: str = DEFAULT_NAMESPACE
+
+
+def resolve_options(report: Report, setting: Setting) -> DraOptions:
+    return DraOptions(*pinned_chart(report, setting, "dra", NEWEST_DRA, require_dra_version, DEFAULT_NAMESPACE))
+
+
+def dra_options(cluster: Cluster) -> DraOptions:
+    return cluster.options(DraOptions)
+
 
 _MINOR = re.compile(r"v?(\d+)\.(\d+)")
 
@@ -255,7 +275,7 @@ def _check_kubernetes(cluster: Cluster, origin: ClusterOrigin, report: Report) -
             "upgrade the cluster to 1.34 or newer, or keep it on backend gpu-operator",
         )
         return
-    release = cluster.dra.release
+    release = dra_options(cluster).release
     prerequisite = parse_version(release.kubernetes_prerequisite or "")
     running = parse_version(cluster.kubernetes)
     documented = older = ""

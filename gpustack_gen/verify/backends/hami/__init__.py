@@ -42,6 +42,7 @@ from ....model.backends.hami import (
     RESOURCE_CORES,
     RESOURCE_GPU,
     RESOURCE_MEMORY,
+    hami_options,
 )
 from ....model.backends.hami import NAME as NAME
 from ....workdir import Paths
@@ -130,14 +131,14 @@ def registration(view: NodeView) -> Registration:
                 f"unreadable: {problem}", "one entry per GPU", text,
                 "HAMi's scheduler cannot read it either and places no pod on the node; its device plugin writes it: "
                 f"restart the plugin on the node ({_delete_plugin(view)}) and check that it runs HAMi "
-                f"{view.expected.cluster.hami.release.version}",
+                f"{hami_options(view.expected.cluster).release.version}",
             )
         )  # fmt: skip
     elif legacy:
         issues.append(
             RegistrationIssue(
                 "in the string form HAMi's device plugin wrote before v2.8.0 (UUID,count,devmem,devcore,type,numa,"
-                f"health:), which HAMi {view.expected.cluster.hami.release.version}'s scheduler does not read (it "
+                f"health:), which HAMi {hami_options(view.expected.cluster).release.version}'s scheduler does not read (it "
                 "reads JSON): it places no pod on the node",
                 "JSON",
                 "string",

@@ -25,7 +25,7 @@ from .....compile.backends.dra.claims import claim_object, shares_claim
 from .....compile.backends.dra.device_classes import device_classes
 from .....compile.operator import operator_settings
 from .....model.backends import dra, gpu_operator
-from .....model.backends.dra import DEVICE_PLUGIN_DEPLOY_LABEL, KUBELET_PLUGIN_LABEL
+from .....model.backends.dra import DEVICE_PLUGIN_DEPLOY_LABEL, KUBELET_PLUGIN_LABEL, dra_options
 from .....model.fleet import Cluster, Pool, Workload
 from .... import commands, steps
 from ....context import ClusterChange
@@ -48,7 +48,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         return
     to_dra = new.backend == dra.NAME
     plan = _to_dra(change) if to_dra else _from_dra(change)
-    driver = f"the NVIDIA DRA driver {new.dra.release.version}" if to_dra else "the NVIDIA DRA driver"
+    driver = f"the NVIDIA DRA driver {dra_options(new).release.version}" if to_dra else "the NVIDIA DRA driver"
     source, target = ("the GPU Operator's device plugin", driver) if to_dra else (driver, "the device plugin")
     moved = [pool.name for pool in new.pools]
     yield Outcome(
@@ -206,7 +206,7 @@ def _to_dra(change: ClusterChange) -> list[Step]:
             Action.BACKEND,
             commands.dra_driver_upgrade(new, change.paths),
             commands.show_dra_driver(new),
-            f"install the NVIDIA DRA driver {new.dra.release.version} with the feature gates the pools need; its "
+            f"install the NVIDIA DRA driver {dra_options(new).release.version} with the feature gates the pools need; its "
             f"kubelet plugin runs only on nodes labelled {KUBELET_PLUGIN_LABEL}=true, none yet",
             None,
             ID,

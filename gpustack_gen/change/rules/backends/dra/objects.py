@@ -32,7 +32,7 @@ from .....compile.backends.dra.claims import claim_object, shares_claim
 from .....compile.backends.dra.device_classes import device_classes
 from .....compile.backends.dra.driver import driver_values
 from .....compile.kustomization import namespaces_command
-from .....model.backends.dra import NAME
+from .....model.backends.dra import NAME, dra_options
 from .....model.fleet import Cluster, Pool, Workload
 from .....shell import all_of
 from .... import commands, steps
@@ -98,7 +98,7 @@ def _install(change: ClusterChange, cluster: Cluster, reason: str) -> Step:
 
 def _driver(change: ClusterChange) -> Iterator[Outcome]:
     old, new = change.both
-    before, after = old.dra, new.dra
+    before, after = dra_options(old), dra_options(new)
     if before.namespace != after.namespace:
         uninstall = commands.dra_driver_uninstall(old)
         yield namespace_move(ID, "the DRA driver", "dra.namespace", old, before.namespace, after.namespace, uninstall)
