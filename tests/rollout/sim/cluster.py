@@ -12,7 +12,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from . import driver_upgrade, hami, helm
+from . import autoscaler, driver_upgrade, hami, helm
 from .upstream import GpuFacts, chart_values
 
 DP_LABEL = "nvidia.com/device-plugin.config"
@@ -116,6 +116,7 @@ class Node:
     gpu_id: str = ""  # the catalog id, for HAMi's memory registration
     hami_plugin: hami.Plugin = field(default_factory=hami.Plugin)
     registration: hami.Registration = field(default_factory=hami.Registration)
+    initialized: bool = False  # it has advertised a GPU since it joined (Karpenter's Initialized, node-groups.md §1)
 
 
 class Cluster:
@@ -133,6 +134,7 @@ class Cluster:
         self.pods: list[WorkloadPod] = []
         self.pdbs: dict[str, int] = {}
         self.driver_upgrade = driver_upgrade.Controller()
+        self.autoscaler: autoscaler.Autoscaler | None = None  # cluster.yaml's autoscaler (:mod:`.extras`)
         self.empty_dir_workloads: set[str] = (
             set()
         )  # workloads whose pods mount an emptyDir (/dev/shm)  # workload -> minAvailable of its PodDisruptionBudget
@@ -453,6 +455,7 @@ class Cluster:
                 )
             served = {hami.GPU: node.registration.totals()[hami.GPU]}
         node.allocatable = {**{name: 0 for name in node.allocatable}, **served}
+        node.initialized = node.initialized or any(count > 0 for count in served.values())
 
     def served(self, node: Node) -> dict[str, int]:
         """What a node offers: its allocatable, and HAMi's memory and cores from its node annotation."""
@@ -636,6 +639,8 @@ class Cluster:
             if self.spec is not None:
                 self.refresh_allocatable(node)
         self.schedule()
+        if self.autoscaler is not None:
+            self.autoscaler.step(self)
 
     def advance(self, seconds: float) -> None:
         end = self.now + seconds

@@ -5,6 +5,7 @@ fleet's workloads and pods without a controller. The model adds them once the ol
     barePods: [{name: research/scratch, pool: a100, requests: {nvidia.com/mig-3g.20gb: 1}}]
     emptyDirWorkloads: [ml/api]  # their pods mount an emptyDir (/dev/shm)
     unlabelledPools: [t4]  # their nodes run without nvidia.com/device-plugin.config: the plugin reads `any`
+    autoscaler: {pools: [a100]}  # their node groups add a node for Pending GPU pods (:mod:`.autoscaler`)
     running: {...}  # a cluster being adopted: the Operator it runs today (:mod:`.adoption`)
 """
 

@@ -30,7 +30,7 @@ from gpustack_gen.change import Action, Step, analyse
 from gpustack_gen.model import Fleet
 from gpustack_gen.workdir import Paths
 
-from . import adoption, extras, helm
+from . import adoption, autoscaler, extras, helm
 from .cluster import (
     DP_LABEL,
     MIG_LABEL,
@@ -162,6 +162,25 @@ class Simulation:
             self.cluster.advance(600)
         self._check_end("old-rendered", self.old)
         extras.add(self.cluster, self.extras, {p.name: dict(p.node_selector) for p in self.old.pools})
+        self._autoscale()
+
+    def _autoscale(self) -> None:
+        """cluster.yaml's ``autoscaler: {pools: [...]}``: those pools' node groups scale with Pending pods, their
+        templates holding the old fleet's labels (node-labels.yaml) until the plan updates them."""
+        pools = (self.extras.get("autoscaler") or {}).get("pools") or []
+        if not pools:
+            return
+        shapes = {pool["name"]: pool for pool in self._pools("old-rendered")}
+
+        def build(pool: str, name: str, labels: dict[str, str]) -> Node:
+            shape = shapes[pool]
+            gpu = get_gpu(shape["gpu"])
+            assert gpu is not None
+            facts = facts_for_product(self.upstream, gpu.product_labels)
+            return Node(name, pool, facts, shape["gpusPerNode"], labels, gpu_id=shape["gpu"])
+
+        templates = {name: {**shapes[name]["nodeSelector"], **(shapes[name].get("labels") or {})} for name in pools}
+        self.cluster.autoscaler = autoscaler.Autoscaler(templates, build)
 
     # --- running a plan -------------------------------------------------------------------------
 
@@ -255,7 +274,8 @@ class Simulation:
 
     def _check_pools_advertise(self, pools: set[str]) -> None:
         for pool in pools:
-            nodes = [n for n in self.cluster.nodes.values() if n.pool == pool and not n.unschedulable]
+            # A node still coming up (an autoscaler's, say) serves nothing yet: that is not a rollout fault.
+            nodes = [n for n in self.cluster.nodes.values() if n.pool == pool and not n.unschedulable and n.initialized]
             if nodes and not any(
                 count > 0 for n in nodes for name, count in n.allocatable.items() if name.startswith("nvidia.com/")
             ):
