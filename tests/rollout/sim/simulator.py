@@ -45,6 +45,7 @@ from .shell import Shell, load_documents
 from .upstream import chart_values, facts_for_product
 
 NODES_PER_POOL = 2
+NFD_GPU_LABEL = "feature.node.kubernetes.io/pci-10de.present"
 DRIVER_SETTLE_ROUNDS = 12  # enough to tell "one node" from "the pool"
 
 
@@ -131,7 +132,13 @@ class Simulation:
         gpu = get_gpu(pool["gpu"])
         assert gpu is not None
         facts = facts_for_product(self.upstream, gpu.product_labels)
-        labels = {**pool["nodeSelector"], **(pool.get("labels") or {} if template_labels else {})}
+        # NFD labels a node with an NVIDIA PCI device so (the standalone chart's first affinity term,
+        # k8s-device-plugin@v0.17.4 deployments/helm/nvidia-device-plugin/values.yaml:67-72).
+        labels = {
+            NFD_GPU_LABEL: "true",
+            **pool["nodeSelector"],
+            **(pool.get("labels") or {} if template_labels else {}),
+        }
         for index in range(first, min(pool["nodes"], NODES_PER_POOL)):
             name = f"{pool['name']}-{'new-' if template_labels else ''}{index}"
             node = Node(name, pool["name"], facts, pool["gpusPerNode"], dict(labels), gpu_id=pool["gpu"])
@@ -254,12 +261,7 @@ class Simulation:
                 raise SimulationError(f"{node.name}: {MIG_LABEL}={value} names a config the ConfigMap does not have")
 
     def _check_pools_advertise(self, pools: set[str]) -> None:
-        for pool in pools:
-            nodes = [n for n in self.cluster.nodes.values() if n.pool == pool and not n.unschedulable]
-            if nodes and not any(
-                count > 0 for n in nodes for name, count in n.allocatable.items() if name.startswith("nvidia.com/")
-            ):
-                raise SimulationError(f"pool {pool} advertises no GPU on its schedulable nodes")
+        check_pools_advertise(self.cluster, pools)
 
     def _check_end(self, folder: str, cluster: Any) -> None:
         """What the cluster serves first, then what its workloads ask, then how it got there."""
@@ -365,6 +367,16 @@ class Simulation:
                 raise SimulationError(
                     f"end: {node.name} runs HAMi's device plugin with split {node.hami_plugin.split}, not {split}"
                 )
+
+
+def check_pools_advertise(cluster: Cluster, pools: set[str]) -> None:
+    """Invariant 2: outside its drained (cordoned) batch, a pool advertises GPUs."""
+    for pool in pools:
+        nodes = [n for n in cluster.nodes.values() if n.pool == pool and not n.unschedulable]
+        if nodes and not any(
+            count > 0 for n in nodes for name, count in n.allocatable.items() if name.startswith("nvidia.com/")
+        ):
+            raise SimulationError(f"pool {pool} advertises no GPU on its schedulable nodes")
 
 
 _MISSING = object()
