@@ -479,10 +479,12 @@ class Cluster:
 
     # --- the standalone device plugin chart (sim/standalone.py) --------------------------------
 
-    def standalone_upgrade(self, name: str, namespace: str, version: str, files: list[dict[str, Any]]) -> None:
+    def standalone_upgrade(
+        self, name: str, namespace: str, version: str, files: list[dict[str, Any]], *, reuse: bool
+    ) -> None:
         """``helm upgrade --install`` of the standalone chart: its ConfigMap first, then the DaemonSet's pods."""
         before = self.standalone.template() if self.standalone is not None else None
-        release = standalone.upgrade(self.upstream, name, namespace, version, files)
+        release = standalone.upgrade(self.upstream, self.standalone, name, namespace, version, files, reuse=reuse)
         if self.standalone is not None and self.standalone.name != name:
             raise SimulationError(f"a second standalone device plugin release {name} beside {self.standalone.name}")
         data = standalone.configmap_data(release)

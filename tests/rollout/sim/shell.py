@@ -7,6 +7,7 @@ an unexpected command can never pass silently.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
@@ -473,7 +474,8 @@ class Shell:
                 words[words.index("--install") + 1],
                 namespace,
                 self._option(words, "--version"),
-                [load_documents(f)[0] for f in files],
+                [load_documents(f)[0] for f in files] + _set_documents(words),
+                reuse="--reuse-values" in words,
             )
             return
         if chart == "nvidia/gpu-operator":
@@ -513,6 +515,22 @@ class Shell:
             self.cluster.pods.append(WorkloadPod(workload, limits, dict(values["nodeSelector"]), empty_dir=empty_dir))
         self.workloads[workload] = values
         self.cluster.schedule()
+
+
+def _set_documents(words: list[str]) -> list[dict[str, Any]]:
+    """``--set`` and ``--set-json`` after the ``-f`` files, in their order (helm ``pkg/cli/values/options.go``
+    MergeValues reads --set-json before --set: the model takes them as written, which the plans never mix)."""
+    documents = []
+    for index, word in enumerate(words):
+        if word == "--set":
+            documents.append(_set_value(words[index + 1]))
+        elif word == "--set-json":
+            path, text = words[index + 1].split("=", 1)
+            value: Any = json.loads(text)
+            for key in reversed(path.split(".")):
+                value = {key: value}
+            documents.append(value)
+    return documents
 
 
 def _set_value(assignment: str) -> dict[str, Any]:

@@ -307,7 +307,9 @@ class Simulation:
     def _check_loaded(self, node: Node) -> None:
         """The device plugin and GFD run the config the node's label names, as the ConfigMap has it now."""
         spec = self.cluster.spec
-        assert spec is not None
+        if spec is None:
+            self._check_standalone_loaded(node)
+            return
         config = spec["devicePlugin"].get("config") or {}
         if not config.get("name"):
             return
@@ -318,9 +320,28 @@ class Simulation:
             if getattr(node, kind).config != wanted:
                 raise SimulationError(f"end: {node.name} runs {name} with an old config of {key}")
 
+    def _check_standalone_loaded(self, node: Node) -> None:
+        """Without the Operator, the standalone chart's plugin serves the node with the config its label names."""
+        release = self.cluster.standalone
+        if release is None:
+            raise SimulationError("end: neither the GPU Operator nor the standalone device plugin is installed")
+        if not node.nvdp.running:
+            raise SimulationError(f"end: {node.name} runs no standalone device plugin ({node.nvdp.error})")
+        name = release.configmap()
+        files = self.cluster.configmaps[name].current if name else {}
+        key, error = release.resolve(node.labels.get(DP_LABEL, ""), files)
+        wanted = parse_config(files[key]) if key else {}
+        if key is None or node.nvdp.config != wanted:
+            raise SimulationError(f"end: {node.name} runs the standalone device plugin with an old config ({error})")
+
     def _check_policy(self, root: Path, cluster: Any) -> None:
         spec = self.cluster.spec
-        assert spec is not None
+        if spec is None:
+            return  # no Operator: the standalone chart serves every node (_check_standalone_loaded)
+        if self.cluster.standalone is not None:
+            raise SimulationError(
+                f"end: the standalone device plugin release {self.cluster.standalone.name} is still installed"
+            )
         version = cluster.operator.release.version
         expected = image_version(chart_values(self.upstream, version)["devicePlugin"]["version"])
         if spec["devicePlugin"]["version"] != expected:

@@ -24,7 +24,7 @@ Operator, as ``../shared/research/standalone-plugin.md`` reads it from the chart
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,7 @@ class Release:
     namespace: str
     version: str
     values: dict[str, Any]
+    user_values: dict[str, Any] = field(default_factory=dict)
 
     @property
     def daemonset(self) -> str:
@@ -129,14 +130,23 @@ def _holds(expression: dict[str, Any], labels: dict[str, str]) -> bool:
     raise AssertionError(f"the model has no node selector operator {operator}")
 
 
-def upgrade(upstream: Path, name: str, namespace: str, version: str, files: list[dict[str, Any]]) -> Release:
-    user: dict[str, Any] = {}
-    for document in files:  # later -f files win
-        user = helm.coalesce(document, user)
-    values = helm.coalesce(user, chart_values(upstream, version))
-    if (values.get("gfd") or {}).get("enabled"):
+def upgrade(
+    upstream: Path,
+    current: Release | None,
+    name: str,
+    namespace: str,
+    version: str,
+    files: list[dict[str, Any]],
+    *,
+    reuse: bool,
+) -> Release:
+    """``-f`` files and ``--set`` / ``--set-json`` documents, later ones winning; ``--reuse-values`` as Helm does it
+    (:func:`.helm.upgrade`)."""
+    previous = None if current is None else helm.Release(current.version, current.user_values, current.values)
+    result = helm.upgrade(previous, version, chart_values(upstream, version), files, reuse_values=reuse)
+    if (result.values.get("gfd") or {}).get("enabled"):
         raise AssertionError("the model has no standalone GFD (gfd.enabled)")
-    return Release(name, namespace, version.lstrip("v"), values)
+    return Release(name, namespace, version.lstrip("v"), result.values, result.user_values)
 
 
 def configmap_data(release: Release) -> dict[str, str] | None:
