@@ -1,6 +1,6 @@
 """One folder per change kind (``tests/changes/<kind>/``): the plan and diff goldens, the plan replayed on
-the model of the upstream controllers, and the broken variant of the plan (``broken.yaml``: the order or
-commands the old diff printed) failing on the same model. A folder with ``not-simulated.txt`` says why
+the model of the upstream controllers, and the broken variants of the plan (``broken*.yaml``: the order or
+commands the old diff printed, or another wrong order) failing on the same model. A folder with ``not-simulated.txt`` says why
 the model cannot replay its plan (the DRA driver is not modelled); its goldens still hold it."""
 
 from __future__ import annotations
@@ -61,10 +61,13 @@ def test_the_plan_keeps_gpus_alive_on_the_model(kind: str, upstream: Path, tmp_p
     assert report.steps_run > 0
 
 
-@pytest.mark.parametrize("kind", [k for k in KINDS if (CHANGES / k / "broken.yaml").is_file()])
-def test_the_broken_variant_fails_on_the_model(kind: str, upstream: Path, tmp_path: Path) -> None:
+BROKEN = [(kind, path.name) for kind in KINDS for path in sorted((CHANGES / kind).glob("broken*.yaml"))]
+
+
+@pytest.mark.parametrize(("kind", "variant"), BROKEN)
+def test_the_broken_variant_fails_on_the_model(kind: str, variant: str, upstream: Path, tmp_path: Path) -> None:
     old, new = _fleets(kind)
-    broken = YAML(typ="safe", pure=True).load((CHANGES / kind / "broken.yaml").read_text(encoding="utf-8"))
+    broken = YAML(typ="safe", pure=True).load((CHANGES / kind / variant).read_text(encoding="utf-8"))
     steps = analyse(old.cluster("prod"), new.cluster("prod"), Paths(rendered="rendered")).steps
     commands = broken.get("commands") or {}
     reordered = [

@@ -12,7 +12,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from . import autoscaler, driver_upgrade, hami, helm
+from . import autoscaler, driver_upgrade, hami, helm, standalone
 from .upstream import GpuFacts, chart_values
 
 DP_LABEL = "nvidia.com/device-plugin.config"
@@ -21,6 +21,9 @@ MIG_STATE_LABEL = "nvidia.com/mig.config.state"
 MPS_CAPABLE_LABEL = "nvidia.com/mps.capable"
 DRIVER_STATE_LABEL = "nvidia.com/gpu-driver-upgrade-state"
 GPU_RESOURCE = "nvidia.com/gpu"
+# The Operator's device plugin DaemonSet selects this label "true" (gpu-operator@v25.3.3
+# assets/state-device-plugin/0500_daemonset.yaml:19-20); its MPS daemon needs it too (research gpu-operator.md §3.4).
+DEPLOY_DP_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 
 # kubelet: a running pod's ConfigMap volume is rewritten on the pod sync loop (1 min by default) plus
 # the cache delay (§7 invariant 2: "about 1-2 min"); a new pod mounts what the API server has.
@@ -115,6 +118,7 @@ class Node:
     allocatable: dict[str, int] = field(default_factory=dict)
     gpu_id: str = ""  # the catalog id, for HAMi's memory registration
     hami_plugin: hami.Plugin = field(default_factory=hami.Plugin)
+    nvdp: Operand = field(default_factory=Operand)  # the standalone chart's plugin pod (:mod:`.standalone`)
     registration: hami.Registration = field(default_factory=hami.Registration)
     initialized: bool = False  # it has advertised a GPU since it joined (Karpenter's Initialized, node-groups.md §1)
 
@@ -129,6 +133,7 @@ class Cluster:
         self.release: helm.Release | None = None
         self.spec: dict[str, Any] | None = None  # the ClusterPolicy's spec
         self.hami: hami.Release | None = None
+        self.standalone: standalone.Release | None = None
         self.hashes: dict[str, Any] = {}
         self.nodes: dict[str, Node] = {}
         self.pods: list[WorkloadPod] = []
@@ -219,6 +224,10 @@ class Cluster:
         assert self.spec is not None
         return bool(self.spec["devicePlugin"].get("enabled", True))
 
+    def device_plugin_selected(self, node: Node) -> bool:
+        """The Operator's device plugin DaemonSet exists and selects the node (its per-node switch)."""
+        return self.device_plugin_enabled() and node.labels.get(DEPLOY_DP_LABEL) == "true"
+
     def plugin_version(self) -> str:
         assert self.spec is not None
         return str(self.spec["devicePlugin"]["version"])
@@ -276,6 +285,7 @@ class Cluster:
         """A node joins: the DaemonSet controller starts each operand on it (the Operator's DaemonSets
         select GPU nodes), and the Operator labels it like any other (state_manager.go)."""
         self.nodes[node.name] = node
+        self.standalone_sync(node)
         if self.spec is None:
             return
         node.labels[DRIVER_STATE_LABEL] = "upgrade-done"
@@ -302,6 +312,11 @@ class Cluster:
         # The Operator itself labels every node NFD shows an NVIDIA PCI device on nvidia.com/gpu.present=true
         # (controllers/state_manager.go, labelGPUNodes; line not read), whether or not GFD runs there.
         node.labels["nvidia.com/gpu.present"] = "true"
+        # The state labels are added only where the key is absent: a node labelled device-plugin=false keeps the
+        # Operator's plugin off (v25.3.3 controllers/state_manager.go:377-391; v26.7.0 also overwrites an empty
+        # value, :470-482).
+        if not node.labels.get(DEPLOY_DP_LABEL):
+            node.labels[DEPLOY_DP_LABEL] = "true"
         default = self.spec["migManager"]["config"].get("default", "all-disabled")
         if node.facts.mig_capable and not node.labels.get(MIG_LABEL) and default == "all-disabled":
             self.set_labels(node, {MIG_LABEL: "all-disabled"})
@@ -331,7 +346,7 @@ class Cluster:
             # (gpu-operator@v25.3.3 assets/state-mps-control-daemon/0400_daemonset.yaml:19-21).
             pod.running, pod.config, pod.key = False, None, None
             return
-        if node.paused or (kind in ("dp", "mps") and not self.device_plugin_enabled()):
+        if node.paused or (kind in ("dp", "mps") and not self.device_plugin_selected(node)):
             pod.running = False
             return
         config = self.spec["devicePlugin"].get("config") or {}
@@ -421,8 +436,9 @@ class Cluster:
         to .shared by renameByDefault (api/config/v1/replicas.go:206-210). MPS needs its daemon
         (internal/plugin/server.go:126-131). Under single, mixed MIG profiles fail NewDeviceMap and the
         plugin exits (internal/rm/device_map.go:88-100, FAIL_ON_INIT_ERROR)."""
-        assert self.spec is not None
-        if not node.dp.running or node.paused:
+        if node.nvdp.running:
+            return _shared(node.nvdp.config, node.gpus)
+        if self.spec is None or not node.dp.running or node.paused:
             return {}
         strategy = self.spec["mig"]["strategy"]
         if node.mig_layout is not None:
@@ -434,12 +450,7 @@ class Cluster:
         sharing = (node.dp.config or {}).get("sharing") or {}
         if "mps" in sharing and not (node.mps.running and "mps" in ((node.mps.config or {}).get("sharing") or {})):
             return {}
-        block = sharing.get("timeSlicing") or sharing.get("mps")
-        if not block:
-            return {GPU_RESOURCE: node.gpus}
-        replicas = block["resources"][0]["replicas"]
-        name = GPU_RESOURCE + (".shared" if block.get("renameByDefault") else "")
-        return {name: replicas * node.gpus}
+        return _shared(node.dp.config, node.gpus)
 
     def refresh_allocatable(self, node: Node) -> None:
         """kubelet: a resource whose plugin is gone stays in capacity with allocatable 0 (PluginDisconnected).
@@ -447,6 +458,14 @@ class Cluster:
         Both plugins advertise nvidia.com/gpu and must not run on a node together (HAMi web
         docs/troubleshooting/troubleshooting.md): a node where both run is a failed rollout."""
         served = self.advertised(node)
+        if node.nvdp.running and node.dp.running:
+            # Both serve nvidia-gpu.sock: the later one deletes the other's socket, and whichever stops removes the
+            # path the other serves, leaving the node at 0 (k8s-device-plugin@v0.17.4 internal/plugin/server.go:100-104,
+            # 163-179; research standalone-plugin.md §5).
+            raise SimulationError(
+                f"{node.name} runs two device plugins that register nvidia.com/gpu: the standalone chart's "
+                f"({self.standalone.daemonset if self.standalone else 'its pod'}) and the GPU Operator's"
+            )
         node.registration = hami.registration(node.hami_plugin, node.gpu_id, node.gpus, node.mig_layout is not None)
         if node.registration.gpus:
             if node.dp.running:
@@ -460,6 +479,74 @@ class Cluster:
     def served(self, node: Node) -> dict[str, int]:
         """What a node offers: its allocatable, and HAMi's memory and cores from its node annotation."""
         return {**{k: v for k, v in node.allocatable.items() if v > 0}, **node.registration.totals()}
+
+    # --- the standalone device plugin chart (sim/standalone.py) --------------------------------
+
+    def standalone_upgrade(
+        self, name: str, namespace: str, version: str, files: list[dict[str, Any]], *, reuse: bool
+    ) -> None:
+        """``helm upgrade --install`` of the standalone chart: its ConfigMap first, then the DaemonSet's pods."""
+        before = self.standalone.template() if self.standalone is not None else None
+        release = standalone.upgrade(self.upstream, self.standalone, name, namespace, version, files, reuse=reuse)
+        if self.standalone is not None and self.standalone.name != name:
+            raise SimulationError(f"a second standalone device plugin release {name} beside {self.standalone.name}")
+        data = standalone.configmap_data(release)
+        if data is not None:
+            self.apply_configmap(release.configmap(), data)
+        self.standalone = release
+        rolls = before != release.template() and not release.on_delete
+        for node in self.nodes.values():
+            self.standalone_sync(node, restart=rolls)
+        self.settle()
+
+    def standalone_uninstall(self) -> None:
+        self.standalone = None
+        for node in self.nodes.values():
+            node.nvdp = Operand()
+        self.settle()
+
+    def standalone_sync(self, node: Node, *, restart: bool = False, label_changed: bool = False) -> None:
+        """The DaemonSet controller: the pod runs where the template's nodeSelector and affinity match; a new pod's
+        init config-manager resolves its key once, the sidecar again on a label change."""
+        release = self.standalone
+        if release is None or not release.schedules_on(node.labels):
+            node.nvdp = Operand()
+            return
+        if node.nvdp.running and not restart:
+            if label_changed and release.configmap():
+                self._standalone_sidecar(node, release)
+            return
+        if node.nvdp.hang or (node.nvdp.error and not restart and not label_changed):
+            return
+        pod = Operand(started=self.now)
+        node.nvdp = pod
+        name = release.configmap()
+        if not name:
+            pod.running, pod.key, pod.config = True, "", {}
+            return
+        files = self.view(name, self.now)
+        if files is None:
+            pod.error = f"configmap {name} not found (the volume is not optional)"
+            return
+        key, error = release.resolve(node.labels.get(DP_LABEL, ""), files)
+        if key is None:
+            pod.error = error
+            return
+        pod.config = parse_config(files[key]) if key else {}
+        if pod.config is None:
+            pod.error = f"config {key} does not parse"
+            return
+        pod.running, pod.key = True, key
+
+    def _standalone_sidecar(self, node: Node, release: standalone.Release) -> None:
+        pod = node.nvdp
+        files = self.view(release.configmap(), pod.started) or {}
+        key, error = release.resolve(node.labels.get(DP_LABEL, ""), files)
+        if key is None:
+            pod.error = f"sidecar: {error}"  # it exits; the plugin keeps serving its old config
+            return
+        if key != pod.key:
+            pod.key, pod.config = key, parse_config(files[key]) if key else {}
 
     # --- HAMi (sim/hami.py) ---------------------------------------------------------------------
 
@@ -589,7 +676,14 @@ class Cluster:
             self.on_device_plugin_label(node)
         if before.get(MIG_LABEL) != node.labels.get(MIG_LABEL) and self.spec is not None:
             self.on_mig_label(node)
+        if before.get(DEPLOY_DP_LABEL) != node.labels.get(DEPLOY_DP_LABEL) and self.spec is not None:
+            # The DaemonSet controller starts (or deletes) the Operator's plugin and MPS daemon pods on the node.
+            selected = self.device_plugin_selected(node)
+            for kind in ("dp", "mps"):
+                if getattr(node, kind).running != selected:
+                    self.start_operand(node, kind)
         self.hami_sync(node)
+        self.standalone_sync(node, label_changed=before.get(DP_LABEL) != node.labels.get(DP_LABEL))
 
     def pods_on(self, node: str) -> list[WorkloadPod]:
         return [pod for pod in self.pods if pod.node == node]
@@ -636,7 +730,7 @@ class Cluster:
                 pod = getattr(node, kind)
                 if pod.retry_at is not None and self.now >= pod.retry_at:
                     self._sidecar(node, kind)
-            if self.spec is not None:
+            if self.spec is not None or self.standalone is not None or node.nvdp.running:
                 self.refresh_allocatable(node)
         self.schedule()
         if self.autoscaler is not None:
@@ -709,6 +803,17 @@ def _mig_target(entries: list[dict[str, Any]], node: Node) -> dict[str, int] | s
             return None
         return {str(k): int(v) for k, v in entry["mig-devices"].items()}
     return "no match"
+
+
+def _shared(config: dict[str, Any] | None, gpus: int) -> dict[str, int]:
+    """Shared GPUs x replicas, renamed to .shared by renameByDefault (api/config/v1/replicas.go:206-210)."""
+    sharing = (config or {}).get("sharing") or {}
+    block = sharing.get("timeSlicing") or sharing.get("mps")
+    if not block:
+        return {GPU_RESOURCE: gpus}
+    replicas = block["resources"][0]["replicas"]
+    name = GPU_RESOURCE + (".shared" if block.get("renameByDefault") else "")
+    return {name: replicas * gpus}
 
 
 def _uses_gpu(requests: dict[str, int]) -> bool:

@@ -7,6 +7,7 @@ an unexpected command can never pass silently.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
@@ -17,7 +18,7 @@ from ruamel.yaml import YAML
 from gpustack_gen.helm_values import dropped_keys
 from gpustack_gen.validate.operator_keys import VALUES_KEYS
 
-from . import drain, helm, listing
+from . import drain, helm, listing, standalone
 from .cluster import Cluster, SimulationError, WorkloadPod
 from .gitops import Controllers
 from .listing import expand, selector_matches
@@ -161,6 +162,14 @@ class Shell:
                     raise SimulationError(f"Error: no repositories found matching '{name}'.  Nothing will be updated")
         elif head == ["helm", "upgrade"]:
             self._helm(words)
+        elif (
+            head == ["helm", "uninstall"]
+            and self.cluster.standalone is not None
+            and words[2] == self.cluster.standalone.name
+        ):
+            if self._option(words, "--namespace") != self.cluster.standalone.namespace:
+                raise SimulationError(f"Error: uninstall: Release not loaded: {words[2]}: release: not found")
+            self.cluster.standalone_uninstall()
         elif head == ["helm", "uninstall"]:
             if words[2] != "hami" or self.cluster.hami is None:
                 raise SimulationError(f"Error: uninstall: Release not loaded: {words[2]}: release: not found")
@@ -308,6 +317,13 @@ class Shell:
         self._until(lambda: self._rolled_out(resource, kinds), timeout, f"rollout status {resource}")
 
     def _rolled_out(self, resource: str, kinds: dict[str, str]) -> bool:
+        release = self.cluster.standalone
+        if release is not None and resource == f"daemonset/{release.daemonset}":
+            if release.on_delete:
+                # kubectl refuses: "rollout status is only available for RollingUpdate strategy type"
+                # (kubectl@v0.29.0 pkg/polymorphichelpers/rollout_status.go:104-105).
+                raise SimulationError(f"rollout status {resource}: the DaemonSet updates OnDelete")
+            return all(n.nvdp.running for n in self.cluster.nodes.values() if release.schedules_on(n.labels))
         if resource in HAMI_WORKLOADS:
             return self.cluster.hami_rolled_out()
         if resource in kinds:
@@ -315,6 +331,8 @@ class Shell:
             for node in self.cluster.nodes.values():
                 pod = getattr(node, kind)
                 if kind == "mps" and node.labels.get("nvidia.com/mps.capable") != "true":
+                    continue
+                if kind in ("dp", "mps") and not self.cluster.device_plugin_selected(node):
                     continue
                 if not pod.running or pod.retry_at is not None:
                     return False
@@ -390,11 +408,11 @@ class Shell:
         """ClusterPolicy ready: every operand pod is up (v25.3.3 checks NumberUnavailable==0 only)."""
         if self.cluster.spec is None:
             return False
-        plugin = self.cluster.device_plugin_enabled()
         for node in self.cluster.nodes.values():
             if node.paused:
                 continue
-            if (plugin and not node.dp.running) or not node.gfd.running:
+            # A DaemonSet counts only the nodes it selects: one labelled device-plugin=false has no plugin pod.
+            if (self.cluster.device_plugin_selected(node) and not node.dp.running) or not node.gfd.running:
                 return False
         return True
 
@@ -447,6 +465,19 @@ class Shell:
                 self._option(words, "--version"), namespace, [load_documents(f)[0] for f in files]
             )
             return
+        if chart.rsplit("/", 1)[-1] == standalone.CHART:
+            namespace = self._option(words, "--namespace")
+            if namespace not in self.cluster.namespaces and "--create-namespace" not in words:
+                raise SimulationError(f'helm: namespaces "{namespace}" not found (no --create-namespace)')
+            self.cluster.namespaces.add(namespace)
+            self.cluster.standalone_upgrade(
+                words[words.index("--install") + 1],
+                namespace,
+                self._option(words, "--version"),
+                [load_documents(f)[0] for f in files] + _set_documents(words),
+                reuse="--reuse-values" in words,
+            )
+            return
         if chart == "nvidia/gpu-operator":
             self.controllers.helm_upgrade_refused()
             documents = [load_documents(f)[0] for f in files] + [
@@ -484,6 +515,22 @@ class Shell:
             self.cluster.pods.append(WorkloadPod(workload, limits, dict(values["nodeSelector"]), empty_dir=empty_dir))
         self.workloads[workload] = values
         self.cluster.schedule()
+
+
+def _set_documents(words: list[str]) -> list[dict[str, Any]]:
+    """``--set`` and ``--set-json`` after the ``-f`` files, in their order (helm ``pkg/cli/values/options.go``
+    MergeValues reads --set-json before --set: the model takes them as written, which the plans never mix)."""
+    documents = []
+    for index, word in enumerate(words):
+        if word == "--set":
+            documents.append(_set_value(words[index + 1]))
+        elif word == "--set-json":
+            path, text = words[index + 1].split("=", 1)
+            value: Any = json.loads(text)
+            for key in reversed(path.split(".")):
+                value = {key: value}
+            documents.append(value)
+    return documents
 
 
 def _set_value(assignment: str) -> dict[str, Any]:

@@ -45,6 +45,7 @@ from .shell import Shell, load_documents
 from .upstream import chart_values, facts_for_product
 
 NODES_PER_POOL = 2
+NFD_GPU_LABEL = "feature.node.kubernetes.io/pci-10de.present"
 DRIVER_SETTLE_ROUNDS = 12  # enough to tell "one node" from "the pool"
 
 
@@ -131,7 +132,13 @@ class Simulation:
         gpu = get_gpu(pool["gpu"])
         assert gpu is not None
         facts = facts_for_product(self.upstream, gpu.product_labels)
-        labels = {**pool["nodeSelector"], **(pool.get("labels") or {} if template_labels else {})}
+        # NFD labels a node with an NVIDIA PCI device so (the standalone chart's first affinity term,
+        # k8s-device-plugin@v0.17.4 deployments/helm/nvidia-device-plugin/values.yaml:67-72).
+        labels = {
+            NFD_GPU_LABEL: "true",
+            **pool["nodeSelector"],
+            **(pool.get("labels") or {} if template_labels else {}),
+        }
         for index in range(first, min(pool["nodes"], NODES_PER_POOL)):
             name = f"{pool['name']}-{'new-' if template_labels else ''}{index}"
             node = Node(name, pool["name"], facts, pool["gpusPerNode"], dict(labels), gpu_id=pool["gpu"])
@@ -273,13 +280,7 @@ class Simulation:
                 raise SimulationError(f"{node.name}: {MIG_LABEL}={value} names a config the ConfigMap does not have")
 
     def _check_pools_advertise(self, pools: set[str]) -> None:
-        for pool in pools:
-            # A node still coming up (an autoscaler's, say) serves nothing yet: that is not a rollout fault.
-            nodes = [n for n in self.cluster.nodes.values() if n.pool == pool and not n.unschedulable and n.initialized]
-            if nodes and not any(
-                count > 0 for n in nodes for name, count in n.allocatable.items() if name.startswith("nvidia.com/")
-            ):
-                raise SimulationError(f"pool {pool} advertises no GPU on its schedulable nodes")
+        check_pools_advertise(self.cluster, pools)
 
     def _check_end(self, folder: str, cluster: Any) -> None:
         """What the cluster serves first, then what its workloads ask, then how it got there."""
@@ -325,7 +326,9 @@ class Simulation:
     def _check_loaded(self, node: Node) -> None:
         """The device plugin and GFD run the config the node's label names, as the ConfigMap has it now."""
         spec = self.cluster.spec
-        assert spec is not None
+        if spec is None:
+            self._check_standalone_loaded(node)
+            return
         config = spec["devicePlugin"].get("config") or {}
         if not config.get("name"):
             return
@@ -336,9 +339,28 @@ class Simulation:
             if getattr(node, kind).config != wanted:
                 raise SimulationError(f"end: {node.name} runs {name} with an old config of {key}")
 
+    def _check_standalone_loaded(self, node: Node) -> None:
+        """Without the Operator, the standalone chart's plugin serves the node with the config its label names."""
+        release = self.cluster.standalone
+        if release is None:
+            raise SimulationError("end: neither the GPU Operator nor the standalone device plugin is installed")
+        if not node.nvdp.running:
+            raise SimulationError(f"end: {node.name} runs no standalone device plugin ({node.nvdp.error})")
+        name = release.configmap()
+        files = self.cluster.configmaps[name].current if name else {}
+        key, error = release.resolve(node.labels.get(DP_LABEL, ""), files)
+        wanted = parse_config(files[key]) if key else {}
+        if key is None or node.nvdp.config != wanted:
+            raise SimulationError(f"end: {node.name} runs the standalone device plugin with an old config ({error})")
+
     def _check_policy(self, root: Path, cluster: Any) -> None:
         spec = self.cluster.spec
-        assert spec is not None
+        if spec is None:
+            return  # no Operator: the standalone chart serves every node (_check_standalone_loaded)
+        if self.cluster.standalone is not None:
+            raise SimulationError(
+                f"end: the standalone device plugin release {self.cluster.standalone.name} is still installed"
+            )
         version = cluster.operator.release.version
         expected = image_version(chart_values(self.upstream, version)["devicePlugin"]["version"])
         if spec["devicePlugin"]["version"] != expected:
@@ -385,6 +407,17 @@ class Simulation:
                 raise SimulationError(
                     f"end: {node.name} runs HAMi's device plugin with split {node.hami_plugin.split}, not {split}"
                 )
+
+
+def check_pools_advertise(cluster: Cluster, pools: set[str]) -> None:
+    """Invariant 2: outside its drained (cordoned) batch, a pool advertises GPUs."""
+    for pool in pools:
+        # A node still coming up (an autoscaler's, say) serves nothing yet: that is not a rollout fault.
+        nodes = [n for n in cluster.nodes.values() if n.pool == pool and not n.unschedulable and n.initialized]
+        if nodes and not any(
+            count > 0 for n in nodes for name, count in n.allocatable.items() if name.startswith("nvidia.com/")
+        ):
+            raise SimulationError(f"pool {pool} advertises no GPU on its schedulable nodes")
 
 
 _MISSING = object()
