@@ -18,7 +18,7 @@ from ..compile.artifact import (
     device_plugin_daemonsets,
 )
 from ..compile.backends.dra import driver as dra_driver
-from ..compile.backends.gpu_operator.nodes import label_command, selector_text
+from ..compile.node_labels import label_command, selector_text
 from ..compile.operator import RELEASE_NAME, VALUES_FILE, helm_upgrade_command, operator_repo_add, patch_command
 from ..compile.releases import ChartRelease
 from ..model.backends.dra import dra_options

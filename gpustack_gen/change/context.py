@@ -6,7 +6,7 @@ from functools import cached_property
 from typing import Any
 
 from ..compile.backends import backend_of
-from ..compile.backends.gpu_operator.config_names import ConfigNames, config_names
+from ..compile.config_names import ConfigNames, config_names
 from ..compile.operator import clusterpolicy_patch, operator_settings
 from ..model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool
 from ..workdir import Paths

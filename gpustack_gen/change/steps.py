@@ -6,8 +6,8 @@ import dataclasses
 from collections.abc import Callable
 
 from ..compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
-from ..compile.backends.gpu_operator.nodes import config_manager_handles_unlabelled_nodes
 from ..compile.node_groups import node_group_file
+from ..compile.node_labels import config_manager_handles_unlabelled_nodes
 from ..compile.releases import ChartRelease
 from ..model.fleet import Cluster, Drain, Pool, Workload
 from ..shell import Script, all_of

@@ -4,9 +4,9 @@ import dataclasses
 
 from gpustack_gen.compile import compile_cluster
 from gpustack_gen.compile.artifact import EmbeddedYaml
-from gpustack_gen.compile.backends.gpu_operator.config_names import config_names
-from gpustack_gen.compile.backends.gpu_operator.configmaps import mig_parted_config
-from gpustack_gen.compile.backends.gpu_operator.nodes import pool_labels
+from gpustack_gen.compile.config_names import config_names
+from gpustack_gen.compile.configmaps import mig_parted_config
+from gpustack_gen.compile.node_labels import pool_labels
 from gpustack_gen.compile.operator import operator_settings
 from gpustack_gen.compile.workloads import workload_values
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpustack_gen import FleetError
-from gpustack_gen.compile.backends.gpu_operator.config_names import config_names, mig_layout_name
+from gpustack_gen.compile.config_names import config_names, mig_layout_name
 
 WHOLE = {"version": "v1", "flags": {"migStrategy": "single"}}
 

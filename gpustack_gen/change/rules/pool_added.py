@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...compile.artifact import DEVICE_PLUGIN_LABEL
-from ...compile.backends.gpu_operator.nodes import selector_text
+from ...compile.node_labels import selector_text
 from ...model.backends.gpu_operator import NAME
 from .. import steps
 from ..context import ClusterChange

@@ -30,7 +30,7 @@ from ...compile.artifact import (
     MIG_MANAGER_DAEMONSET,
     device_plugin_daemonsets,
 )
-from ...compile.backends.gpu_operator.config_names import config_names
+from ...compile.config_names import config_names
 from ...errors import Severity
 from ...model.backends.gpu_operator import NAME, RESOURCE_GPU, RESOURCE_GPU_SHARED
 from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...compile.backends.gpu_operator.nodes import selector_text
+from ...compile.node_labels import selector_text
 from ...errors import Severity
 from .. import commands
 from ..expected import Expected

@@ -16,12 +16,12 @@ from ....model.backends.dra import DEVICE_PLUGIN_DEPLOY_LABEL, KUBELET_PLUGIN_LA
 from ....model.fleet import Cluster, Pool, Workload
 from ....shell import text_in
 from ...artifact import MIG_CONFIG_LABEL, Artifact
+from ...config_names import config_names
+from ...configmaps import mig_parted_configmap
 from ...kustomization import apply_folder, namespaces_command
+from ...mig_manager import mig_manager_patch, mig_manager_values
+from ...node_labels import NODE_LABELS_NOTE, node_labels_document
 from ...releases import ChartRelease
-from ..gpu_operator import mig_manager_patch, mig_manager_values
-from ..gpu_operator.config_names import config_names
-from ..gpu_operator.configmaps import mig_parted_configmap
-from ..gpu_operator.nodes import NODE_LABELS_NOTE, node_labels_document
 from .claims import claim_name, claim_object
 from .claims import workload_values as workload_values
 from .device_classes import device_classes

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....catalog import ALL_DISABLED
 from ....model.backends.gpu_operator import NAME
 from ....model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool, Workload
-from ...artifact import DEVICE_PLUGIN_CONFIGMAP, DEVICE_PLUGIN_DAEMONSET, MIG_PARTED_CONFIGMAP, Artifact
+from ...artifact import DEVICE_PLUGIN_CONFIGMAP, DEVICE_PLUGIN_DAEMONSET, Artifact
+from ...config_names import config_names
+from ...configmaps import device_plugin_configmap, mig_parted_configmap
+from ...mig_manager import mig_manager_patch, mig_manager_values
+from ...node_labels import node_labels
+from ...node_labels import pool_labels as _pool_labels
 from ...pod_spec import limits_values as workload_values
 from ...releases import ChartRelease
-from .config_names import config_names
-from .configmaps import device_plugin_configmap, mig_parted_configmap
-from .nodes import node_labels
-from .nodes import pool_labels as _pool_labels
 
 __all__ = [
     "MPS_ROOT",
@@ -45,20 +45,6 @@ def operator_values(cluster: Cluster) -> dict[str, Any]:
         "devicePlugin": {"config": {"name": DEVICE_PLUGIN_CONFIGMAP, "default": DEFAULT_DEVICE_PLUGIN_KEY}}
     }
     return {**settings, **mig_manager_values(cluster)}
-
-
-def mig_manager_values(cluster: Cluster) -> dict[str, Any]:
-    """The MIG manager reads the cluster's own mig-parted ConfigMap, when it has MIG-capable GPUs."""
-    if not config_names(cluster).uses_mig_parted_config:
-        return {}
-    return {"migManager": {"config": {"name": MIG_PARTED_CONFIGMAP, "default": ALL_DISABLED}}}
-
-
-def mig_manager_patch(cluster: Cluster) -> dict[str, Any]:
-    """A merge patch keeps what it does not name: a cluster without MIG-capable GPUs deletes the reference."""
-    if config_names(cluster).uses_mig_parted_config:
-        return {}
-    return {"migManager": {"config": {"name": None}}}
 
 
 def patch_only(cluster: Cluster) -> dict[str, Any]:

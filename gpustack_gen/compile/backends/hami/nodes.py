@@ -6,7 +6,7 @@ from ....catalog import ALL_DISABLED
 from ....model.backends.hami import NODE_LABEL, NODE_LABEL_VALUE
 from ....model.fleet import Cluster
 from ...artifact import MIG_CONFIG_LABEL, Artifact
-from ..gpu_operator.nodes import NODE_LABELS_NOTE, node_labels_document
+from ...node_labels import NODE_LABELS_NOTE, node_labels_document
 
 
 def pool_labels(cluster: Cluster) -> dict[str, dict[str, str]]:

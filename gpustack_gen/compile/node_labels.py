@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool
-from ....shell import Command, kubectl, text_in
-from ....versions import parse_version
-from ...artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, Artifact
+from ..model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool
+from ..shell import Command, kubectl, text_in
+from ..versions import parse_version
+from .artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, Artifact
 from .config_names import ConfigNames
 
 # k8s-device-plugin commit ab05acef5, "Fix race condition in config-manager when label is unset": before it, an

@@ -25,9 +25,9 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from ....catalog import ALL_DISABLED, GpuModel
-from ....model.backends.gpu_operator import RESOURCE_GPU
-from ....model.fleet import (
+from ..catalog import ALL_DISABLED, GpuModel
+from ..model.backends.gpu_operator import RESOURCE_GPU
+from ..model.fleet import (
     DEFAULT_DEVICE_PLUGIN_KEY,
     DEFAULT_SHARING_AUTO,
     DEFAULT_SHARING_NONE,
@@ -147,7 +147,7 @@ def mig_config_name(sharing: Sharing, custom: dict[MigLayout, str]) -> str:
 
 
 def _builtin_devices(gpu: GpuModel, name: str) -> MigLayout:
-    from ....catalog import builtin_mig_config
+    from ..catalog import builtin_mig_config
 
     entry = builtin_mig_config(gpu, name)
     assert entry is not None and entry.mig_enabled  # checked when the fleet was loaded

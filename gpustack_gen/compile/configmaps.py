@@ -5,10 +5,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ....catalog import ALL_DISABLED, GpuModel
-from ....model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster
-from ....shell import kubectl, text_in
-from ...artifact import (
+from ..catalog import ALL_DISABLED, GpuModel
+from ..model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster
+from ..shell import kubectl, text_in
+from .artifact import (
     DEVICE_PLUGIN_CONFIGMAP,
     DEVICE_PLUGIN_LABEL,
     MANAGED_BY,
