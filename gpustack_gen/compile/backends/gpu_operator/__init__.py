@@ -25,8 +25,6 @@ __all__ = [
     "NAME",
     "capacity_details",
     "files",
-    "mig_manager_patch",
-    "mig_manager_values",
     "objects",
     "operator_values",
     "patch_only",
