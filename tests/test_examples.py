@@ -9,6 +9,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from gpustack_gen import FleetError, load_fleet, render
+from gpustack_gen.model.backends.hami import hami_sharing, workload_shares
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples"
 
@@ -65,9 +66,9 @@ def test_the_hami_example_is_the_stage_cluster_on_hami() -> None:
     )
     ((before, after),) = zip(stage.pools, hami.pools, strict=True)
     assert (after.gpu, after.nodes, after.node_selector) == (before.gpu, before.nodes, before.node_selector)
-    assert (hami.backend, after.sharing.strategy, after.sharing.split) == ("hami", "hami", 5)
+    assert (hami.backend, after.sharing.strategy, hami_sharing(after.sharing).split) == ("hami", "hami", 5)
     (workload,) = hami.workloads
-    assert (workload.name, workload.replicas, workload.gpu_memory_mib) == ("inference-api", 2, 3072)
+    assert (workload.name, workload.replicas, workload_shares(workload).gpu_memory_mib) == ("inference-api", 2, 3072)
 
 
 def test_the_hami_example_renders_what_the_issue_asks() -> None:

@@ -15,7 +15,7 @@ from ..catalog.profile_grammar import unreadable_profile
 from ..errors import Severity
 from ..suggest import suggest
 from ..yamlio.source import PathKey, format_path
-from .backends import backends_offering
+from .backends import SHARING_EXAMPLES, WORKLOAD_OPTIONS, backends_offering
 from .fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster, Pool, Workload
 from .node_group_checks import check_node_groups
 from .resolve import ClusterOrigin, PoolOrigin, Report
@@ -231,8 +231,7 @@ def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report
             if sharing.strategy == "time-slicing"
             else "keep pods that must not fail together on different GPUs",
         )
-    if sharing.strategy == "hami":
-        _warn_hami(cluster, pool, origin, strategy_path, report)
+    cluster.semantics.check_pool(cluster, pool, origin, strategy_path, report)
     if sharing.strategy == "mps":
         if not release.has_mps:
             report.error(
@@ -295,27 +294,6 @@ def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report
             layout_path,
             f"mig.strategy single allows one MIG profile type per node; this layout has {len(layout)}",
             "set the cluster's mig.strategy: mixed, or use one profile",
-        )
-
-
-def _warn_hami(cluster: Cluster, pool: Pool, origin: PoolOrigin, strategy_path: PathKey, report: Report) -> None:
-    """HAMi's isolation and its documented bypasses (web docs/faq/faq.md, docs/troubleshooting), and the
-    overcommit upstream calls experimental (web docs/userguide/configure.md)."""
-    report.warn(
-        strategy_path,
-        f"HAMi on {_pool_name(cluster, pool)} enforces GPU memory and compute limits in software, by intercepting "
-        "CUDA calls: they do not hold with CUDA_DISABLE_CONTROL=true, inside Docker-in-Docker, or for programs that "
-        "call the GPU driver directly, and compute limits throttle kernel launches, so use fluctuates",
-        "use MIG where isolation is a compliance or SLA requirement"
-        if pool.gpu.mig_capable
-        else "keep CUDA_DISABLE_CONTROL out of the workloads, and size their gpuMemory to what they really use",
-    )
-    if pool.sharing.memory_scaling > 1:
-        report.warn(
-            origin.sharing.get("memoryScaling", strategy_path),
-            f"memoryScaling {pool.sharing.memory_scaling:g} on {_pool_name(cluster, pool)} hands out more GPU memory "
-            "than the GPUs have, which HAMi calls experimental: pods that use what they were given run out of memory",
-            "keep memoryScaling at 1 unless the workloads use much less memory than they ask for",
         )
 
 
@@ -382,7 +360,7 @@ def _check_workloads(cluster: Cluster, origin: ClusterOrigin, report: Report, br
             continue
         if not _check_workload_profile(cluster, pool, workload.mig_profile, path, report):
             continue
-        if not _check_gpu_share_fields(pool, workload, path, report):
+        if not _check_workload_options(pool, origin.workload_options.get(key, ()), path, report):
             continue
         if not cluster.semantics.check_workload(cluster, pool, workload, path, report):
             continue
@@ -469,7 +447,7 @@ def _report_capacity(
 
 
 def _capacity_hint(cluster: Cluster, pool: Pool, resource: str) -> str:
-    if pool.sharing.strategy == "hami":
+    if pool.sharing.strategy in WORKLOAD_OPTIONS.values():  # pods ask for a share of memory and compute
         if resource.endswith("/gpu"):
             return "add nodes, raise the pool's split, or lower the workloads' replicas"
         return "add nodes, or lower the workloads' replicas or their GPU memory and cores"
@@ -483,28 +461,20 @@ def _capacity_hint(cluster: Cluster, pool: Pool, resource: str) -> str:
     return "add nodes or GPUs per node, or lower the workloads' gpus or replicas"
 
 
-_GPU_SHARE_FIELDS = (
-    ("gpuMemory", "gpu_memory_mib"),
-    ("gpuMemoryPercent", "gpu_memory_percent"),
-    ("gpuCores", "gpu_cores"),
-)
-
-
-def _check_gpu_share_fields(pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:
-    """GPU memory and compute shares exist on pools with strategy hami only."""
-    if pool.sharing.strategy == "hami":
-        return True
-    given = [alias for alias, name in _GPU_SHARE_FIELDS if getattr(workload, name) is not None]
-    for alias in given:
-        offering = backends_offering("hami")
+def _check_workload_options(pool: Pool, given: tuple[str, ...], path: PathKey, report: Report) -> bool:
+    """GPU memory and compute shares (a backend's workload options) exist on pools of the strategy giving them."""
+    misplaced = [alias for alias in given if WORKLOAD_OPTIONS[alias] != pool.sharing.strategy]
+    for alias in misplaced:
+        strategy = WORKLOAD_OPTIONS[alias]
+        offering = backends_offering(strategy)
         report.error(
             (*path, alias),
-            f"{alias} needs a pool that shares GPUs by memory and compute (strategy hami); pool {pool.name!r} "
+            f"{alias} needs a pool that shares GPUs by memory and compute (strategy {strategy}); pool {pool.name!r} "
             f"uses {pool.sharing.strategy}",
-            f"give the pool sharing: {{strategy: hami, split: 4}} (backend {' or '.join(offering)}), or remove {alias}",
+            f"give the pool sharing: {SHARING_EXAMPLES[strategy]} (backend {' or '.join(offering)}), or remove {alias}",
             key=True,
         )
-    return not given
+    return not misplaced
 
 
 def _check_workload_profile(

@@ -53,29 +53,63 @@ ISOLATION = {
     "mps": "none: the MPS server limits each client to 1/replicas of the GPU's memory and compute, but the clients "
     "share one MPS server, so a fatal GPU error in one ends the others",
     "mig": "hardware: each MIG device has its own memory and compute slices",
-    "hami": "software: HAMi's CUDA interception enforces each pod's GPU memory and compute limits",
 }
+
+OptionsT = TypeVar("OptionsT")
+
+
+def _options_as(kind: type[OptionsT], options: object, empty: type, owner: str) -> OptionsT:
+    """``options`` as ``kind``: a backend's wing asks for its own, so another backend's is our bug. Empty options
+    (the base class: nothing of the backend's own was written) read as ``kind``'s defaults."""
+    if isinstance(options, kind):
+        return options
+    if type(options) is empty:
+        return kind()
+    raise TypeError(f"{owner} holds {type(options).__name__}, not {kind.__name__}")
+
+
+@dataclass(frozen=True, slots=True)
+class SharingOptions:
+    """A backend's own options of a sharing policy (a split, a driver's per-device config): each backend that
+    has any subclasses this in its model wing, and reads them with :meth:`Sharing.options`. Empty: none written."""
+
+    def describe(self, strategy: str) -> str | None:
+        """How a reader names a policy of the backend's own strategy; None: the neutral wording."""
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class PoolOptions:
+    """A backend's own settings of a pool (nodes named one by one), read with :meth:`Pool.options`."""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadOptions:
+    """A backend's own settings of a workload (a share of GPU memory and compute), read with :meth:`Workload.options`."""
+
+
+SharingOptionsT = TypeVar("SharingOptionsT", bound=SharingOptions)
+PoolOptionsT = TypeVar("PoolOptionsT", bound=PoolOptions)
+WorkloadOptionsT = TypeVar("WorkloadOptionsT", bound=WorkloadOptions)
 
 
 @dataclass(frozen=True, slots=True)
 class Sharing:
-    strategy: str  # none | time-slicing | mps | mig | hami
+    strategy: str  # none | time-slicing | mps | mig, or one of a backend's own (model/backends)
     replicas: int = 1
     rename_by_default: bool = False
     fail_requests_greater_than_one: bool = False
     mig_layout: MigLayout = ()  # custom per-GPU layout, largest profile first (canonical_mig_layout)
     mig_config: str | None = None  # a built-in mig-parted config name, when named instead of a layout
-    split: int = 1  # hami: vGPUs per physical GPU
-    memory_scaling: float = 1.0  # hami: GPU memory handed out per GPU, as a multiple of the real memory
-    policy: str | None = None  # hami: binpack | spread (None: HAMi's defaults)
-    # Backend dra only (the driver's GpuConfig); None: the driver's default.
-    interval: str | None = None  # time-slicing: Default | Short | Medium | Long
-    active_thread_percentage: int | None = None  # mps: per client, 0-100
-    pinned_memory_limit: str | None = None  # mps: device memory each client may pin, a quantity
+    backend_options: SharingOptions = SharingOptions()  # the cluster's backend's own, as its model wing resolved them
 
     @property
     def is_shared(self) -> bool:
         return self.strategy in ("time-slicing", "mps")
+
+    def options(self, kind: type[SharingOptionsT]) -> SharingOptionsT:
+        """The policy's backend options as ``kind`` (its defaults where none were written)."""
+        return _options_as(kind, self.backend_options, SharingOptions, f"a {self.strategy} policy")
 
     def describe(self) -> str:
         """``time-slicing, 4 per GPU``: how a reader names the policy in messages and file notes."""
@@ -85,11 +119,9 @@ class Sharing:
             if self.mig_config:
                 return f"MIG {self.mig_config}"
             return "MIG " + ", ".join(name if count == 1 else f"{name} x{count}" for name, count in self.mig_layout)
-        if self.strategy == "hami":
-            text = f"HAMi, {self.split} per GPU"
-            if self.memory_scaling != 1:
-                text += f", memory x{self.memory_scaling:g}"
-            return text
+        own = self.backend_options.describe(self.strategy)
+        if own is not None:
+            return own
         text = f"{'MPS' if self.strategy == 'mps' else self.strategy}, {self.replicas} per GPU"
         if self.rename_by_default:
             text += " as nvidia.com/gpu.shared"
@@ -121,8 +153,12 @@ class Pool:
     node_selector: tuple[tuple[str, str], ...]
     taints: tuple[Taint, ...]
     sharing: Sharing
-    node_names: tuple[str, ...] = ()  # backend hami: the pool's nodes by name
     drain: Drain = Drain()
+    backend_options: PoolOptions = PoolOptions()  # the cluster's backend's own, as its model wing resolved them
+
+    def options(self, kind: type[PoolOptionsT]) -> PoolOptionsT:
+        """The pool's backend options as ``kind`` (its defaults where none were written)."""
+        return _options_as(kind, self.backend_options, PoolOptions, f"pool {self.name!r}")
 
     @property
     def physical_gpus(self) -> int:
@@ -159,9 +195,11 @@ class Workload:
     cpu: str | None
     memory: str | None
     helm: HelmRelease | None = None
-    gpu_memory_mib: int | None = None  # HAMi pools: GPU memory per GPU
-    gpu_memory_percent: int | None = None  # HAMi pools: GPU memory per GPU, as a percentage
-    gpu_cores: int | None = None  # HAMi pools: percentage of each GPU's compute
+    backend_options: WorkloadOptions = WorkloadOptions()  # the cluster's backend's own, as its model wing resolved them
+
+    def options(self, kind: type[WorkloadOptionsT]) -> WorkloadOptionsT:
+        """The workload's backend options as ``kind`` (its defaults where none were written)."""
+        return _options_as(kind, self.backend_options, WorkloadOptions, f"workload {self.namespace}/{self.name}")
 
     @property
     def file_stem(self) -> str:
@@ -213,7 +251,7 @@ class BackendOptions:
     this empty one."""
 
 
-OptionsT = TypeVar("OptionsT", bound=BackendOptions)
+ClusterOptionsT = TypeVar("ClusterOptionsT", bound=BackendOptions)
 
 
 WRAP_TARGETS = ("argocd", "flux", "helmfile")
@@ -301,7 +339,7 @@ class Cluster:
     delivery: Delivery = Delivery()
     default_sharing: str = DEFAULT_SHARING_AUTO  # auto | none | a pool name: what nodes without the label get
     retired: Retired = Retired()
-    backend: str = "gpu-operator"  # what advertises the GPUs (model/backends): gpu-operator | hami | dra
+    backend: str = "gpu-operator"  # what advertises the GPUs: a name of the model's registry (model/backends)
     container_runtime_version: str | None = None  # of the runtime on the GPU nodes; None: not stated
     backend_options: BackendOptions = BackendOptions()  # the backend's own settings, as its model wing resolved them
     node_group_provider: str | None = None  # karpenter | eksctl | gke | aks | cluster-api: node-groups/ fragments
@@ -316,7 +354,7 @@ class Cluster:
         assert pool is not None, f"workload {workload.name!r} names no pool of cluster {self.name!r}"
         return pool
 
-    def options(self, kind: type[OptionsT]) -> OptionsT:
+    def options(self, kind: type[ClusterOptionsT]) -> ClusterOptionsT:
         """The cluster's backend options as ``kind`` (a backend's own :class:`BackendOptions`); the backend's wing
         asks for its own, so a mismatch is our bug."""
         options = self.backend_options
@@ -340,7 +378,7 @@ class Cluster:
 
     def allocatable_per_node(self, pool: Pool) -> dict[str, int]:
         """What the kubelet shows in a node's allocatable for ``pool``: part of :meth:`resources_per_node`
-        where a backend accounts for more than the device plugin advertises (HAMi's memory and cores)."""
+        where a backend accounts for more than its device plugin advertises (memory and compute it schedules)."""
         return {k: v * pool.gpus_per_node for k, v in self.semantics.allocatable_per_gpu(self, pool).items()}
 
     def resources_total(self, pool: Pool) -> dict[str, int]:
@@ -351,7 +389,7 @@ class Cluster:
         return self.semantics.workload_request(self, workload)
 
     def workload_total(self, workload: Workload) -> dict[str, int]:
-        """What all the pods of ``workload`` take together: one request each, or one they share (a DRA claim)."""
+        """What all the pods of ``workload`` take together: one request each, or one they share (a claim)."""
         pool = self.pool_of(workload)
         pods = 1 if self.semantics.pods_share_request(self, pool) else workload.replicas
         return {resource: count * pods for resource, count in self.workload_request(workload).items()}

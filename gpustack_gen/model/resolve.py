@@ -18,7 +18,17 @@ from ..versions import format_version
 from ..versions.gpu_operator import NEWEST_OPERATOR, OPERATOR_VERSIONS, UnknownOperatorVersion, require_operator_version
 from ..yamlio.source import PathKey, SourceDocument
 from . import intent
-from .backends import DEFAULT_BACKEND, semantics
+from .backends import (
+    DEFAULT_BACKEND,
+    OPTION_REASONS,
+    RETIRED_REFUSALS,
+    SHARING_OPTIONS,
+    STRATEGIES,
+    WORKLOAD_OPTIONS,
+    BackendSemantics,
+    check_sharing,
+    semantics,
+)
 from .fleet import (
     DEFAULT_ALERTS_NAMESPACE,
     DEFAULT_SHARING_AUTO,
@@ -45,7 +55,6 @@ from .fleet import (
     mps_fail_requests_configurable,
 )
 from .names import KUBERNETES_VERSION
-from .quantity import quantity_mib, quantity_value
 
 # Reads one cluster setting by its field names, the cluster's own over the fleet defaults: (value, its path).
 Setting = Callable[..., tuple[Any, PathKey | None]]
@@ -91,6 +100,8 @@ class ClusterOrigin:
     fields: dict[str, PathKey]  # resolved cluster-level field -> path it came from
     unresolved_pools: frozenset[str] = frozenset()  # pools left out after an error (unknown GPU model)
     pool_paths: tuple[PathKey, ...] = ()  # the path of each pool of the resolved cluster, in its order
+    # (namespace, name) -> the workload's keys of a backend's own it was given (model/backends WORKLOAD_OPTIONS)
+    workload_options: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
 
 
 def _pick(*candidates: tuple[Any, PathKey]) -> tuple[Any, PathKey | None]:
@@ -139,6 +150,8 @@ def resolve_cluster(
     delivery = _resolve_delivery(report, setting)
     if operator is None:
         return None
+    backend = setting("backend")[0] or DEFAULT_BACKEND
+    own = semantics(backend)
 
     pools: list[Pool] = []
     pool_paths: list[PathKey] = []
@@ -159,7 +172,7 @@ def resolve_cluster(
             continue
         errors_before = report.error_count()
         sharing, sharing_origin, sharing_path, entries = _resolve_sharing(
-            pool_spec, gpu.id, pool_path, spec, here, defaults, operator, report
+            pool_spec, gpu.id, pool_path, spec, here, defaults, operator, own, report
         )
         in_error = report.error_count() > errors_before
         pool_paths.append(pool_path)
@@ -172,8 +185,8 @@ def resolve_cluster(
                 node_selector=tuple(pool_spec.node_selector.items()),
                 taints=tuple(Taint(t.key, t.value, t.effect) for t in pool_spec.taints),
                 sharing=sharing,
-                node_names=tuple(pool_spec.node_names or ()),
                 drain=_drain(pool_spec.drain),
+                backend_options=own.resolve_pool(spec, pool_spec, pool_path, report),
             )
         )
         pool_origins.setdefault(pool_spec.name, PoolOrigin(pool_path, sharing_origin, sharing_path, entries, in_error))
@@ -191,15 +204,16 @@ def resolve_cluster(
             helm=None
             if w.helm is None
             else HelmRelease(w.helm.release, w.helm.chart, w.helm.version, tuple(w.helm.values_files or ())),
-            gpu_memory_mib=_gpu_memory_mib(w, (*here, "workloads", index), report),
-            gpu_memory_percent=w.gpu_memory_percent,
-            gpu_cores=w.gpu_cores,
+            backend_options=own.resolve_workload(w, (*here, "workloads", index), report),
         )
         for index, w in enumerate(spec.workloads)
     )
     workload_paths: dict[tuple[str, str], PathKey] = {}
+    workload_options: dict[tuple[str, str], tuple[str, ...]] = {}
     for workload_index, w in enumerate(spec.workloads):
         workload_paths.setdefault((w.namespace, w.name), (*here, "workloads", workload_index))
+        given = tuple(alias for alias in WORKLOAD_OPTIONS if getattr(w, _attribute(alias)) is not None)
+        workload_options.setdefault((w.namespace, w.name), given)
 
     default_sharing, default_sharing_path = setting("default_sharing")
     if default_sharing is not None and default_sharing not in (DEFAULT_SHARING_AUTO, DEFAULT_SHARING_NONE):
@@ -213,7 +227,6 @@ def resolve_cluster(
                 f"did you mean {close[0]!r}?" if close else f"auto, none, or one of {', '.join(names)}",
             )
             default_sharing = None
-    backend = setting("backend")[0] or DEFAULT_BACKEND
     cluster = Cluster(
         name=spec.name,
         kube_context=spec.kube_context or spec.name,
@@ -227,35 +240,20 @@ def resolve_cluster(
         delivery=delivery,
         default_sharing=default_sharing or DEFAULT_SHARING_AUTO,
         backend=backend,
-        backend_options=semantics(backend).resolve_options(report, setting),
+        backend_options=own.resolve_options(report, setting),
         retired=_resolve_retired(spec, here, operator, report),
         node_group_provider=setting("node_groups", "provider")[0],
         alerts=_resolve_alerts(setting),
     )
-    return cluster, ClusterOrigin(here, pool_origins, workload_paths, origins, frozenset(unresolved), tuple(pool_paths))
+    return cluster, ClusterOrigin(
+        here, pool_origins, workload_paths, origins, frozenset(unresolved), tuple(pool_paths), workload_options
+    )
 
 
 def _drain(spec: intent.DrainPolicy | None) -> Drain:
     if spec is None:
         return Drain()
     return Drain(spec.max_unavailable, spec.timeout_minutes, spec.delete_pods_without_controller)
-
-
-def _gpu_memory_mib(workload: intent.Workload, path: PathKey, report: Report) -> int | None:
-    """``gpuMemory`` in whole MiB, as HAMi's nvidia.com/gpumem counts it; None when unset or refused."""
-    if workload.gpu_memory is None:
-        return None
-    value = quantity_value(workload.gpu_memory)
-    if value < 2**20:
-        unit = f"{workload.gpu_memory}Mi" if isinstance(workload.gpu_memory, int) else "3Gi or 3072Mi"
-        report.error(
-            (*path, "gpuMemory"),
-            f"gpuMemory {workload.gpu_memory} is less than 1 MiB: a quantity without a unit counts bytes, and "
-            "HAMi counts GPU memory in MiB",
-            f"give the unit: {unit}",
-        )
-        return None
-    return quantity_mib(workload.gpu_memory)
 
 
 def _resolve_delivery(report: Report, setting: Any) -> Delivery:
@@ -344,6 +342,11 @@ def _resolve_alerts(setting: Any) -> Alerts:
 def _alias(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
+
+
+def _attribute(alias: str) -> str:
+    """The intent's attribute of fleet key ``alias`` (``gpuMemory`` -> ``gpu_memory``)."""
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in alias)
 
 
 # (alias in the file, attribute) of every sharing option, in the model's field order.
@@ -476,6 +479,7 @@ def _resolve_sharing(
     here: PathKey,
     defaults: intent.ClusterSettings | None,
     operator: OperatorConfig,
+    backend: BackendSemantics,
     report: Report,
 ) -> tuple[Sharing, dict[str, PathKey], PathKey, tuple[PathKey, ...]]:
     """Merge the sharing entries that apply to one pool, least specific first.
@@ -506,7 +510,7 @@ def _resolve_sharing(
         report.error(
             first[:-1],
             f"sharing options ({', '.join(merged)}) are given but no strategy",
-            "add strategy: time-slicing, mps, mig or hami",
+            f"add strategy: {_SHARED_STRATEGIES}",
         )
         # Reported once: checking the options against 'none' as well would only repeat it.
         merged, origin = {}, {}
@@ -518,12 +522,7 @@ def _resolve_sharing(
         fail_requests_greater_than_one=_fail_requests_greater_than_one(strategy, merged, origin, operator, report),
         mig_layout=canonical_mig_layout(merged.get("layout", {}).items()) if strategy == "mig" else (),
         mig_config=merged.get("config") if strategy == "mig" else None,
-        split=int(merged.get("split", 1)) if strategy == "hami" else 1,
-        memory_scaling=float(merged.get("memoryScaling", 1)) if strategy == "hami" else 1.0,
-        policy=merged.get("policy") if strategy == "hami" else None,
-        interval=merged.get("interval") if strategy == "time-slicing" else None,
-        active_thread_percentage=merged.get("activeThreadPercentage") if strategy == "mps" else None,
-        pinned_memory_limit=_text(merged.get("pinnedMemoryLimit")) if strategy == "mps" else None,
+        backend_options=backend.resolve_sharing(strategy, merged),
     )
     _check_sharing_fields(strategy, merged, origin, sharing_path, report)
     return sharing, origin, sharing_path, tuple(path for _, path in levels)
@@ -570,28 +569,19 @@ def _fail_requests_greater_than_one(
     return True
 
 
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
+# The device plugin's options of each strategy, which every backend reads or warns about; the backends add their own.
+_DEVICE_PLUGIN_FIELDS: dict[str, frozenset[str]] = {
+    "none": frozenset(),
+    "time-slicing": frozenset({"replicas", "renameByDefault", "failRequestsGreaterThanOne"}),
+    "mps": frozenset({"replicas", "renameByDefault", "failRequestsGreaterThanOne"}),
+    "mig": frozenset({"layout", "config"}),
+}
 _FIELDS_BY_STRATEGY = {
-    "none": set(),
-    "time-slicing": {"replicas", "renameByDefault", "failRequestsGreaterThanOne", "interval"},
-    "mps": {"replicas", "renameByDefault", "failRequestsGreaterThanOne", "activeThreadPercentage", "pinnedMemoryLimit"},
-    "mig": {"layout", "config"},
-    "hami": {"split", "memoryScaling", "policy"},
+    strategy: _DEVICE_PLUGIN_FIELDS.get(strategy, frozenset()) | SHARING_OPTIONS.get(strategy, frozenset())
+    for strategy in (*_DEVICE_PLUGIN_FIELDS, *sorted(STRATEGIES - _DEVICE_PLUGIN_FIELDS.keys()))
 }
-# Why the DRA driver refuses an option under another strategy, in its own words (its GpuConfig and
-# MigDeviceConfig, api/nvidia.com/resource/v1beta1/sharing.go).
-_UPSTREAM_REASONS = {
-    ("interval", "mps"): "the DRA driver fails such a claim: cannot use TimeSlicingConfig with the 'MPS' strategy",
-    ("activeThreadPercentage", "time-slicing"): "the DRA driver fails such a claim: cannot use MpsConfig with the "
-    "'TimeSlicing' strategy",
-    ("pinnedMemoryLimit", "time-slicing"): "the DRA driver fails such a claim: cannot use MpsConfig with the "
-    "'TimeSlicing' strategy",
-    ("interval", "mig"): "a MIG device's config (MigDeviceConfig) has no timeSlicingConfig: the DRA driver's strict "
-    "decoder rejects it, and time-slicing has no effect on MIG",
-}
+# The strategies that share a GPU, as hints list them: the device plugin's first.
+_SHARED_STRATEGIES = ", ".join(tuple(_FIELDS_BY_STRATEGY)[1:-1]) + f" or {tuple(_FIELDS_BY_STRATEGY)[-1]}"
 
 
 def _check_sharing_fields(
@@ -602,18 +592,15 @@ def _check_sharing_fields(
         if alias == "strategy" or alias in allowed:
             continue
         if strategy == "none":
-            hint = "strategy none gives whole GPUs; pick time-slicing, mps, mig or hami to share"
+            hint = f"strategy none gives whole GPUs; pick {_SHARED_STRATEGIES} to share"
         else:
             hint = f"{strategy} takes {', '.join(sorted(allowed))}; remove {alias}"
-        reason = _UPSTREAM_REASONS.get((alias, strategy))
+        reason = OPTION_REASONS.get((alias, strategy))
         message = f"{alias} does not apply to strategy {strategy}" + (f" ({reason})" if reason else "")
         report.error(origin[alias], message, hint, key=True)
     if strategy in ("time-slicing", "mps") and "replicas" not in merged:
         report.error(sharing_path, f"{strategy} needs replicas (how many pods share one GPU)", "add replicas: 4")
-    if strategy == "hami" and "split" not in merged:
-        report.error(
-            sharing_path, "hami needs split (vGPUs per physical GPU: how many pods share one GPU)", "add split: 4"
-        )
+    check_sharing(strategy, merged, sharing_path, report)
     if strategy == "mig" and "layout" not in merged and "config" not in merged:
         report.error(
             sharing_path,
@@ -632,18 +619,16 @@ def _resolve_retired(spec: intent.Cluster, here: PathKey, operator: OperatorConf
         path: PathKey = (*base, "devicePluginConfigs", key)
         values = {alias: value for alias, name in _SHARING_ATTRIBUTES if (value := getattr(policy, name)) is not None}
         strategy = values.get("strategy")
-        if strategy is None or strategy in ("mig", "hami"):
-            message, hint = {
+        if strategy not in ("none", "time-slicing", "mps"):
+            refusals: dict[str | None, tuple[str, str]] = {
                 None: (
                     "a retired device-plugin config needs the strategy it had: none, time-slicing or mps",
                     "e.g. {strategy: time-slicing, replicas: 4}",
                 ),
                 "mig": ("MIG layouts are not device-plugin configs", "list the old layout under retired.migConfigs"),
-                "hami": (
-                    "HAMi policies are not device-plugin configs",
-                    "remove it: HAMi's settings live in hami-values.yaml, which nodes do not name",
-                ),
-            }[strategy]
+            }
+            refusals.update(RETIRED_REFUSALS)
+            message, hint = refusals[strategy]
             report.error(path, message, hint)
             continue
         origin = {alias: (*path, alias) for alias in values}

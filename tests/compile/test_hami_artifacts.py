@@ -17,7 +17,7 @@ from gpustack_gen.compile import compile_cluster
 from gpustack_gen.compile.artifact import kind_of_file
 from gpustack_gen.compile.operator import clusterpolicy_patch, operator_settings
 from gpustack_gen.model import Cluster
-from gpustack_gen.model.backends.hami import hami_options
+from gpustack_gen.model.backends.hami import hami_options, node_names
 from gpustack_gen.validate.artifacts import validate_artifacts
 from gpustack_gen.validate.backends.hami import check_hami_values
 
@@ -269,4 +269,4 @@ def test_a_valid_hami_fleet_renders_and_fits(data: dict[str, Any], wrap: list[st
         assert all(count <= total.get(resource, 0) for resource, count in asked.items()), pool.name
     (values,) = bundle.files[f"{cluster.name}/hami-values.yaml"].documents
     named = [e["name"] for e in json.loads(values["devicePlugin"]["nodeConfiguration"]["config"])["nodeconfig"]]
-    assert sorted(named) == sorted(name for pool in cluster.pools for name in pool.node_names)
+    assert sorted(named) == sorted(name for pool in cluster.pools for name in node_names(pool))

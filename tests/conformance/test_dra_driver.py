@@ -95,7 +95,9 @@ def _leaves(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 def test_driver_values_keys_exist_in_the_pinned_chart(upstream: Path, release: DraDriverVersion) -> None:
     chart_values = _SAFE.load((_chart(upstream, release) / "values.yaml").read_text(encoding="utf-8"))
     for cluster in _example_clusters():
-        values = driver_values(dataclasses.replace(cluster, backend_options=DraOptions(release, dra_options(cluster).namespace)))
+        values = driver_values(
+            dataclasses.replace(cluster, backend_options=DraOptions(release, dra_options(cluster).namespace))
+        )
         for path, value in _leaves(values).items():
             default: Any = chart_values
             for part in path.split("."):

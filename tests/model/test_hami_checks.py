@@ -10,6 +10,7 @@ import pytest
 from fleet_text import BASE, check, edit, load, problems, the_error
 
 from gpustack_gen.errors import Severity
+from gpustack_gen.model.backends.hami import hami_sharing, node_names, workload_shares
 
 HAMI = edit(
     {
@@ -38,7 +39,11 @@ def warnings(text: str) -> list[str]:
 def test_the_hami_base_fleet_is_valid_and_warns_about_the_isolation_bypasses() -> None:
     fleet = load(HAMI)
     (cluster,) = fleet.clusters
-    assert (cluster.backend, cluster.pools[0].sharing.split, cluster.workloads[0].gpu_memory_mib) == ("hami", 5, 3072)
+    assert (
+        cluster.backend,
+        hami_sharing(cluster.pools[0].sharing).split,
+        workload_shares(cluster.workloads[0]).gpu_memory_mib,
+    ) == ("hami", 5, 3072)
     (warning,) = fleet.warnings
     assert warning.severity is Severity.WARNING
     assert (warning.line, warning.path) == (16, f"{POOL}.sharing.strategy")
@@ -139,7 +144,7 @@ def test_memory_without_a_unit_is_bytes() -> None:
 
 def test_memory_in_decimal_units_is_rounded_up_to_whole_mib() -> None:
     fleet = load(edit({18: "- {name: app, namespace: ml, pool: pool, gpuMemory: 3G}"}, HAMI))
-    assert fleet.clusters[0].workloads[0].gpu_memory_mib == 2862  # 3e9 bytes = 2861.02 MiB
+    assert workload_shares(fleet.clusters[0].workloads[0]).gpu_memory_mib == 2862  # 3e9 bytes = 2861.02 MiB
 
 
 def test_gpus_above_the_nodes_gpus() -> None:
@@ -228,7 +233,7 @@ def test_pools_that_need_other_settings_need_node_names() -> None:
 
 def test_named_nodes_carry_their_own_settings() -> None:
     fleet = load(with_second_pool("sharing: {strategy: hami, split: 2}\nnodeNames: [big-0, big-1]"))
-    assert [p.node_names for p in fleet.clusters[0].pools] == [(), ("big-0", "big-1")]
+    assert [node_names(p) for p in fleet.clusters[0].pools] == [(), ("big-0", "big-1")]
 
 
 def test_node_names_must_name_every_node() -> None:

@@ -33,6 +33,7 @@ from verify_helpers import DATA, Files, both, copy_state, item, label, node
 from gpustack_gen.cli import main
 from gpustack_gen.compile.backends.hami.values import hami_release
 from gpustack_gen.errors import ExitCode
+from gpustack_gen.model.backends.hami import node_names
 from gpustack_gen.shell import text_in
 from gpustack_gen.verify.backends import VERIFY_BACKENDS, verify_backend
 from gpustack_gen.verify.backends.hami.registration import parse_registration
@@ -440,7 +441,7 @@ def test_a_node_left_out_of_node_names_runs_with_the_chart_s_settings(tmp_path: 
         "sharing: {strategy: hami, split: 5}\n        nodeNames: [stage-t4-a, stage-t4-c]",
     )
     named = load_fleet(text, name="fleet.yaml").cluster("stage")
-    assert named is not None and named.pools[0].node_names == ("stage-t4-a", "stage-t4-c")
+    assert named is not None and node_names(named.pools[0]) == ("stage-t4-a", "stage-t4-c")
     state = read_state_dir(copy_state(HEALTHY, tmp_path / "state", register(T4_B, devcore=200)), named)
     (finding,) = verify_cluster(named, state, fleet_label="fleet.yaml").findings
     assert (

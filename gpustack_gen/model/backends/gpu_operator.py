@@ -7,18 +7,27 @@ strategy (internal/rm/rm.go); under ``single`` every MIG device is ``nvidia.com/
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from ..fleet import ISOLATION, BackendOptions
+from ..fleet import ISOLATION, BackendOptions, PoolOptions, SharingOptions, WorkloadOptions
 
 if TYPE_CHECKING:
     from ...yamlio.source import PathKey
     from ..fleet import Cluster, Pool, Workload
-    from ..resolve import ClusterOrigin, Report, Setting
+    from ..intent import Cluster as ClusterSpec
+    from ..intent import NodePool
+    from ..intent import Workload as WorkloadSpec
+    from ..resolve import ClusterOrigin, PoolOrigin, Report, Setting
 
 NAME = "gpu-operator"
 STRATEGIES = frozenset({"none", "time-slicing", "mps", "mig"})
 OPTIONS = frozenset({"replicas", "renameByDefault", "failRequestsGreaterThanOne", "layout", "config"})
+SHARING_OPTIONS: Mapping[str, frozenset[str]] = {}  # the device plugin's options are every backend's
+OPTION_REASONS: Mapping[tuple[str, str], str] = {}
+WORKLOAD_OPTIONS: Mapping[str, str] = {}
+SHARING_EXAMPLES: Mapping[str, str] = {}
+RETIRED_REFUSALS: Mapping[str, tuple[str, str]] = {}
 DEVICE_PLUGIN_LIMITS = True  # single: one profile type per node, as nvidia.com/gpu; mixed: no MPS (internal/rm)
 EXTENDED_RESOURCES = True
 NODE_LABELLED_CONFIGS = True  # nvidia.com/device-plugin.config, nvidia.com/mig.config
@@ -30,6 +39,35 @@ RESOURCE_GPU_SHARED = "nvidia.com/gpu.shared"
 def resolve_options(report: Report, setting: Setting) -> BackendOptions:
     """The Operator's settings are every cluster's (``operator``): nothing of its own beyond them."""
     return BackendOptions()
+
+
+def resolve_sharing(strategy: str, options: Mapping[str, Any]) -> SharingOptions:
+    return SharingOptions()
+
+
+def check_sharing(strategy: str, options: Mapping[str, Any], path: PathKey, report: Report) -> None:
+    """The device plugin's options are checked with every strategy's (model/resolve.py)."""
+
+
+def resolve_pool(cluster: ClusterSpec, pool: NodePool, path: PathKey, report: Report) -> PoolOptions:
+    """Node names it never uses: its device plugin finds a node's config by the node's labels."""
+    if pool.node_names:
+        report.warn(
+            (*path, "nodeNames"),
+            f"nodeNames of pool {pool.name!r} in cluster {cluster.name!r} have no effect on backend {NAME}: "
+            "its device plugin finds a node's config by the node's labels",
+            "remove nodeNames; only a HAMi backend matches per-node settings by node name",
+            key=True,
+        )
+    return PoolOptions()
+
+
+def resolve_workload(workload: WorkloadSpec, path: PathKey, report: Report) -> WorkloadOptions:
+    return WorkloadOptions()
+
+
+def check_pool(cluster: Cluster, pool: Pool, origin: PoolOrigin, strategy_path: PathKey, report: Report) -> None:
+    """The device plugin's pool rules are every backend's (model/checks.py)."""
 
 
 def resources_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
@@ -92,13 +130,5 @@ def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathK
 
 
 def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
-    """The device plugin's own rules are checked with the pools (model/checks.py); node names it never uses."""
-    for pool, path in zip(cluster.pools, origin.pool_paths, strict=True):
-        if pool.node_names:
-            report.warn(
-                (*path, "nodeNames"),
-                f"nodeNames of pool {pool.name!r} in cluster {cluster.name!r} have no effect on backend {NAME}: "
-                "its device plugin finds a node's config by the node's labels",
-                "remove nodeNames; only a HAMi backend matches per-node settings by node name",
-                key=True,
-            )
+    """The device plugin's own rules are checked with the pools (model/checks.py); node names it never uses are
+    warned about while resolving (:func:`resolve_pool`)."""

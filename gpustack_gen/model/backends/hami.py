@@ -21,23 +21,40 @@ A pool with strategy ``none`` is a pool of whole GPUs: split 1.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...catalog import gpu_memory_mib
 from ...versions import leading_version
 from ...versions.hami import DEFAULT_SCHEDULER_IMAGE, HAMI_NAMESPACE, NEWEST_HAMI, HamiVersion, require_hami_version
-from ..fleet import ISOLATION, BackendOptions
+from ..fleet import ISOLATION, BackendOptions, PoolOptions, SharingOptions, WorkloadOptions
+from ..quantity import quantity_mib, quantity_value
 from .charts import pinned_chart
 
 if TYPE_CHECKING:
     from ...yamlio.source import PathKey
-    from ..fleet import Cluster, Pool, Workload
-    from ..resolve import ClusterOrigin, Report, Setting
+    from ..fleet import Cluster, Pool, Sharing, Workload
+    from ..intent import Cluster as ClusterSpec
+    from ..intent import NodePool
+    from ..intent import Workload as WorkloadSpec
+    from ..resolve import ClusterOrigin, PoolOrigin, Report, Setting
 
 NAME = "hami"
 STRATEGIES = frozenset({"none", "hami"})
 OPTIONS = frozenset({"split", "memoryScaling", "policy"})
+SHARING_OPTIONS: Mapping[str, frozenset[str]] = {"hami": OPTIONS}  # the options of its own strategy
+OPTION_REASONS: Mapping[tuple[str, str], str] = {}
+# A workload's own GPU memory and compute (fleet keys), which only pools of strategy hami give.
+WORKLOAD_OPTIONS: Mapping[str, str] = {"gpuMemory": "hami", "gpuMemoryPercent": "hami", "gpuCores": "hami"}
+SHARING_EXAMPLES: Mapping[str, str] = {"hami": "{strategy: hami, split: 4}"}
+RETIRED_REFUSALS: Mapping[str, tuple[str, str]] = {
+    "hami": (
+        "HAMi policies are not device-plugin configs",
+        "remove it: HAMi's settings live in hami-values.yaml, which nodes do not name",
+    )
+}
+ISOLATION_HAMI = "software: HAMi's CUDA interception enforces each pod's GPU memory and compute limits"
 DEVICE_PLUGIN_LIMITS = False  # its own device plugin, not the GPU Operator's (no time-slicing, MPS or MIG pools)
 EXTENDED_RESOURCES = True
 NODE_LABELLED_CONFIGS = False  # its node labels (gpu=on, its per-node config) name no ConfigMap entry
@@ -76,6 +93,114 @@ def hami_options(cluster: Cluster) -> HamiOptions:
 
 
 @dataclass(frozen=True, slots=True)
+class HamiSharing(SharingOptions):
+    """The options of strategy hami (fleet keys ``split``, ``memoryScaling``, ``policy``)."""
+
+    split: int = 1  # vGPUs per physical GPU
+    memory_scaling: float = 1.0  # GPU memory handed out per GPU, as a multiple of the real memory
+    policy: str | None = None  # binpack | spread (None: HAMi's defaults)
+
+    def describe(self, strategy: str) -> str | None:
+        if strategy != "hami":
+            return None
+        text = f"HAMi, {self.split} per GPU"
+        if self.memory_scaling != 1:
+            text += f", memory x{self.memory_scaling:g}"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class HamiPool(PoolOptions):
+    node_names: tuple[str, ...] = ()  # the pool's nodes by name (per-node settings match by name only)
+
+
+@dataclass(frozen=True, slots=True)
+class HamiWorkload(WorkloadOptions):
+    gpu_memory_mib: int | None = None  # GPU memory per GPU
+    gpu_memory_percent: int | None = None  # GPU memory per GPU, as a percentage
+    gpu_cores: int | None = None  # percentage of each GPU's compute
+
+
+def resolve_sharing(strategy: str, options: Mapping[str, Any]) -> SharingOptions:
+    """A pool of whole GPUs (strategy none) is split 1."""
+    if strategy != "hami":
+        return SharingOptions()
+    return HamiSharing(
+        split=int(options.get("split", 1)),
+        memory_scaling=float(options.get("memoryScaling", 1)),
+        policy=options.get("policy"),
+    )
+
+
+def check_sharing(strategy: str, options: Mapping[str, Any], path: PathKey, report: Report) -> None:
+    if strategy == "hami" and "split" not in options:
+        report.error(path, "hami needs split (vGPUs per physical GPU: how many pods share one GPU)", "add split: 4")
+
+
+def resolve_pool(cluster: ClusterSpec, pool: NodePool, path: PathKey, report: Report) -> PoolOptions:
+    return HamiPool(tuple(pool.node_names)) if pool.node_names else PoolOptions()
+
+
+def resolve_workload(workload: WorkloadSpec, path: PathKey, report: Report) -> WorkloadOptions:
+    own = HamiWorkload(_gpu_memory_mib(workload, path, report), workload.gpu_memory_percent, workload.gpu_cores)
+    return WorkloadOptions() if own == HamiWorkload() else own
+
+
+def _gpu_memory_mib(workload: WorkloadSpec, path: PathKey, report: Report) -> int | None:
+    """``gpuMemory`` in whole MiB, as HAMi's nvidia.com/gpumem counts it; None when unset or refused."""
+    if workload.gpu_memory is None:
+        return None
+    value = quantity_value(workload.gpu_memory)
+    if value < 2**20:
+        unit = f"{workload.gpu_memory}Mi" if isinstance(workload.gpu_memory, int) else "3Gi or 3072Mi"
+        report.error(
+            (*path, "gpuMemory"),
+            f"gpuMemory {workload.gpu_memory} is less than 1 MiB: a quantity without a unit counts bytes, and "
+            "HAMi counts GPU memory in MiB",
+            f"give the unit: {unit}",
+        )
+        return None
+    return quantity_mib(workload.gpu_memory)
+
+
+def check_pool(cluster: Cluster, pool: Pool, origin: PoolOrigin, strategy_path: PathKey, report: Report) -> None:
+    """HAMi's isolation and its documented bypasses (web docs/faq/faq.md, docs/troubleshooting), and the
+    overcommit upstream calls experimental (web docs/userguide/configure.md)."""
+    if pool.sharing.strategy != "hami":
+        return
+    where = f"pool {pool.name!r} in cluster {cluster.name!r}"
+    report.warn(
+        strategy_path,
+        f"HAMi on {where} enforces GPU memory and compute limits in software, by intercepting "
+        "CUDA calls: they do not hold with CUDA_DISABLE_CONTROL=true, inside Docker-in-Docker, or for programs that "
+        "call the GPU driver directly, and compute limits throttle kernel launches, so use fluctuates",
+        "use MIG where isolation is a compliance or SLA requirement"
+        if pool.gpu.mig_capable
+        else "keep CUDA_DISABLE_CONTROL out of the workloads, and size their gpuMemory to what they really use",
+    )
+    scaling = hami_sharing(pool.sharing).memory_scaling
+    if scaling > 1:
+        report.warn(
+            origin.sharing.get("memoryScaling", strategy_path),
+            f"memoryScaling {scaling:g} on {where} hands out more GPU memory "
+            "than the GPUs have, which HAMi calls experimental: pods that use what they were given run out of memory",
+            "keep memoryScaling at 1 unless the workloads use much less memory than they ask for",
+        )
+
+
+def hami_sharing(sharing: Sharing) -> HamiSharing:
+    return sharing.options(HamiSharing)
+
+
+def node_names(pool: Pool) -> tuple[str, ...]:
+    return pool.options(HamiPool).node_names
+
+
+def workload_shares(workload: Workload) -> HamiWorkload:
+    return workload.options(HamiWorkload)
+
+
+@dataclass(frozen=True, slots=True)
 class NodeSettings:
     """What HAMi's device plugin applies on a node: the chart's values, or a per-node entry by name."""
 
@@ -93,32 +218,33 @@ class NodeSettings:
 
 
 def node_settings(pool: Pool) -> NodeSettings:
-    return NodeSettings(pool.sharing.split, pool.sharing.memory_scaling)
+    sharing = hami_sharing(pool.sharing)
+    return NodeSettings(sharing.split, sharing.memory_scaling)
 
 
 def cluster_settings(cluster: Cluster) -> NodeSettings:
     """The chart-wide settings: those of the first pool without ``nodeNames`` (every such pool must agree,
     see :func:`check`), else of the first pool."""
-    unnamed = [pool for pool in cluster.pools if not pool.node_names]
+    unnamed = [pool for pool in cluster.pools if not node_names(pool)]
     first = (unnamed or list(cluster.pools))[:1]
     return node_settings(first[0]) if first else NodeSettings(1, 1.0)
 
 
 def named_pools(cluster: Cluster) -> tuple[Pool, ...]:
     """Pools whose nodes get per-node entries (they name their nodes)."""
-    return tuple(pool for pool in cluster.pools if pool.node_names)
+    return tuple(pool for pool in cluster.pools if node_names(pool))
 
 
 def scheduler_policy(cluster: Cluster) -> str | None:
     """The scheduler policy the pools ask for (they must agree, see :func:`check`); None: HAMi's defaults."""
-    return next((pool.sharing.policy for pool in cluster.pools if pool.sharing.policy), None)
+    return next((policy for pool in cluster.pools if (policy := hami_sharing(pool.sharing).policy)), None)
 
 
 def registered_memory(pool: Pool) -> int | None:
     """GPU memory HAMi hands out per GPU of the pool at most, in MiB (nominal memory x memoryScaling); None when
     the catalog does not know it."""
     memory = gpu_memory_mib(pool.gpu)
-    return None if memory is None else int(memory * pool.sharing.memory_scaling)
+    return None if memory is None else int(memory * hami_sharing(pool.sharing).memory_scaling)
 
 
 def least_memory(registered: int) -> int:
@@ -128,7 +254,7 @@ def least_memory(registered: int) -> int:
 
 def resources_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
     """vGPU slots, GPU memory (where the catalog knows it) and cores of one physical GPU."""
-    resources = {RESOURCE_GPU: pool.sharing.split}
+    resources = {RESOURCE_GPU: hami_sharing(pool.sharing).split}
     memory = registered_memory(pool)
     if memory is not None:
         resources[RESOURCE_MEMORY] = memory
@@ -138,26 +264,28 @@ def resources_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
 
 def allocatable_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
     """The device plugin advertises vGPUs only; memory and cores are in the node annotation."""
-    return {RESOURCE_GPU: pool.sharing.split}
+    return {RESOURCE_GPU: hami_sharing(pool.sharing).split}
 
 
 def memory_per_gpu(pool: Pool, workload: Workload, registered: int | None = None) -> int | None:
     """MiB of GPU memory one pod takes on each of its GPUs where each registers ``registered`` MiB (default: the
     pool's nominal figure); a share is of what the GPU registers, and HAMi's defaultMemory 0 is all of it."""
-    if workload.gpu_memory_mib is not None:
-        return workload.gpu_memory_mib
+    shares = workload_shares(workload)
+    if shares.gpu_memory_mib is not None:
+        return shares.gpu_memory_mib
     memory = registered_memory(pool) if registered is None else registered
     if memory is None:
         return None
-    return memory * (workload.gpu_memory_percent or 100) // 100
+    return memory * (shares.gpu_memory_percent or 100) // 100
 
 
 def cores_per_gpu(workload: Workload) -> int:
     """Percentage of each GPU's compute one pod takes: as asked; 100 where HAMi makes the pod exclusive
     (no memory limit, or 100 %, and no cores: device.go defaultExclusiveCoreIfNeeded); else 0."""
-    if workload.gpu_cores is not None:
-        return workload.gpu_cores
-    whole_memory = workload.gpu_memory_mib is None and workload.gpu_memory_percent in (None, 100)
+    shares = workload_shares(workload)
+    if shares.gpu_cores is not None:
+        return shares.gpu_cores
+    whole_memory = shares.gpu_memory_mib is None and shares.gpu_memory_percent in (None, 100)
     return FULL_CORES if whole_memory else 0
 
 
@@ -174,13 +302,14 @@ def workload_request(cluster: Cluster, workload: Workload) -> dict[str, int]:
 
 def workload_limits(cluster: Cluster, workload: Workload) -> dict[str, int]:
     """The pod's limits: physical GPUs, and memory (MiB or a percentage) and cores per GPU as asked."""
+    shares = workload_shares(workload)
     limits = {RESOURCE_GPU: workload.gpus}
-    if workload.gpu_memory_mib is not None:
-        limits[RESOURCE_MEMORY] = workload.gpu_memory_mib
-    elif workload.gpu_memory_percent is not None:
-        limits[RESOURCE_MEMORY_PERCENTAGE] = workload.gpu_memory_percent
-    if workload.gpu_cores is not None:
-        limits[RESOURCE_CORES] = workload.gpu_cores
+    if shares.gpu_memory_mib is not None:
+        limits[RESOURCE_MEMORY] = shares.gpu_memory_mib
+    elif shares.gpu_memory_percent is not None:
+        limits[RESOURCE_MEMORY_PERCENTAGE] = shares.gpu_memory_percent
+    if shares.gpu_cores is not None:
+        limits[RESOURCE_CORES] = shares.gpu_cores
     return limits
 
 
@@ -190,8 +319,8 @@ def pods_share_request(cluster: Cluster, pool: Pool) -> bool:
 
 
 def isolation(cluster: Cluster, pool: Pool) -> str:
-    """HAMi's limits, enforced by its CUDA interception (``ISOLATION``)."""
-    return ISOLATION[pool.sharing.strategy]
+    """HAMi's limits, enforced by its CUDA interception; whole GPUs as everywhere (``ISOLATION``)."""
+    return ISOLATION_HAMI if pool.sharing.strategy == "hami" else ISOLATION[pool.sharing.strategy]
 
 
 def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:
@@ -204,7 +333,8 @@ def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathK
             f"ask for gpus: {pool.gpus_per_node} or fewer; split shares a GPU between pods, not between the GPUs of one pod",
         )
         return False
-    if workload.gpu_memory_mib is not None and workload.gpu_memory_percent is not None:
+    shares = workload_shares(workload)
+    if shares.gpu_memory_mib is not None and shares.gpu_memory_percent is not None:
         report.error(
             (*path, "gpuMemoryPercent"),
             "gpuMemory and gpuMemoryPercent cannot be given together: HAMi documents that nvidia.com/gpumem and "
@@ -213,7 +343,8 @@ def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathK
         )
         return False
     memory = registered_memory(pool)
-    if workload.gpu_memory_mib is None:
+    asked = shares.gpu_memory_mib
+    if asked is None:
         return True
     if memory is None:
         report.warn(
@@ -223,22 +354,21 @@ def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathK
             "check it against nvidia-smi on one node, or use gpuMemoryPercent",
         )
         return True
-    if workload.gpu_memory_mib > memory:
-        scaled = (
-            f" x memoryScaling {pool.sharing.memory_scaling:g}" if pool.sharing.memory_scaling != 1 else " (nominal)"
-        )
+    if asked > memory:
+        scaling = hami_sharing(pool.sharing).memory_scaling
+        scaled = f" x memoryScaling {scaling:g}" if scaling != 1 else " (nominal)"
         report.error(
             (*path, "gpuMemory"),
-            f"a pod asks for {workload.gpu_memory_mib} MiB of GPU memory per GPU, but one {pool.gpu.name} of pool "
+            f"a pod asks for {asked} MiB of GPU memory per GPU, but one {pool.gpu.name} of pool "
             f"{pool.name!r} has {memory} MiB{scaled}",
             f"ask for at most {memory}Mi, or a share with gpuMemoryPercent",
         )
         return False
     least = least_memory(memory)
-    if workload.gpu_memory_mib > least:
+    if asked > least:
         report.warn(
             (*path, "gpuMemory"),
-            f"a pod asks for {workload.gpu_memory_mib} MiB of GPU memory per GPU, more than the {least} MiB one "
+            f"a pod asks for {asked} MiB of GPU memory per GPU, more than the {least} MiB one "
             f"{pool.gpu.name} of pool {pool.name!r} may register: HAMi hands out what NVML reports "
             f"({MEMORY_SHORTFALL_WHY}), and on such a GPU the pod stays Pending",
             f"check nvidia-smi --query-gpu=memory.total on a node of the pool, or ask for at most {least}Mi",
@@ -297,7 +427,7 @@ def _check_memory_margin(cluster: Cluster, origin: ClusterOrigin, report: Report
             continue
         least = least_memory(nominal)
         workloads = [w for w in cluster.workloads if w.pool == pool.name and w.replicas]
-        if any((w.gpu_memory_mib or 0) > least for w in workloads):
+        if any((workload_shares(w).gpu_memory_mib or 0) > least for w in workloads):
             continue  # such a pod has its warning, at its gpuMemory
         at_nominal = at_least = 0
         who: list[str] = []
@@ -346,7 +476,7 @@ def _check_per_gpu_fit(cluster: Cluster, origin: ClusterOrigin, report: Report) 
             key=lambda share: (share[1] != FULL_CORES, -share[0], -share[1], share[2]),
         )
         if (
-            len(shares) > pool.sharing.split * pool.physical_gpus
+            len(shares) > hami_sharing(pool.sharing).split * pool.physical_gpus
             or sum(s[0] for s in shares) > memory * pool.physical_gpus
         ):
             continue  # over the pool's totals: that error says it
@@ -363,7 +493,7 @@ def _check_per_gpu_fit(cluster: Cluster, origin: ClusterOrigin, report: Report) 
                 "give the 100-core workloads fewer gpuCores (and gpuMemory), or add nodes",
             )
             continue
-        free = [[memory, FULL_CORES, pool.sharing.split, 0] for _ in range(pool.physical_gpus)]
+        free = [[memory, FULL_CORES, hami_sharing(pool.sharing).split, 0] for _ in range(pool.physical_gpus)]
         for asked, cores, _, workload in shares:
             gpu = next((g for g in free if _fits(g, asked, cores)), None)
             if gpu is None:
@@ -397,16 +527,17 @@ def _check_node_names(cluster: Cluster, paths: dict[str, PathKey], report: Repor
     seen: dict[str, str] = {}
     for pool in named_pools(cluster):
         path = (*paths[pool.name], "nodeNames")
-        if len(pool.node_names) != pool.nodes:
+        names = node_names(pool)
+        if len(names) != pool.nodes:
             report.error(
                 path,
-                f"pool {pool.name!r} names {len(pool.node_names)} nodes but has {pool.nodes}: HAMi applies per-node "
+                f"pool {pool.name!r} names {len(names)} nodes but has {pool.nodes}: HAMi applies per-node "
                 "settings by node name only, so a node left out would run with the cluster-wide ones",
-                f"list all {pool.nodes} node names, or set nodes: {len(pool.node_names)}",
+                f"list all {pool.nodes} node names, or set nodes: {len(names)}",
             )
-        for index, name in enumerate(pool.node_names):
+        for index, name in enumerate(names):
             other = seen.setdefault(name, pool.name)
-            if other != pool.name or pool.node_names.index(name) != index:
+            if other != pool.name or names.index(name) != index:
                 report.error(
                     (*path, index),
                     f"node {name!r} is named twice (also in pool {other!r}): a node belongs to one pool",
@@ -417,10 +548,10 @@ def _check_node_names(cluster: Cluster, paths: dict[str, PathKey], report: Repor
 def _check_shared_settings(cluster: Cluster, origin: ClusterOrigin, paths: dict[str, PathKey], report: Report) -> None:
     """Pools without node names share the chart's settings; pools share one scheduler policy."""
     wanted = cluster_settings(cluster)
-    first = next((pool for pool in cluster.pools if not pool.node_names), None)
+    first = next((pool for pool in cluster.pools if not node_names(pool)), None)
     for pool in cluster.pools:
         pool_origin = origin.pools[pool.name]
-        if pool.node_names or first is None or node_settings(pool) == wanted:
+        if node_names(pool) or first is None or node_settings(pool) == wanted:
             continue
         where = next(
             (pool_origin.sharing[key] for key in ("split", "memoryScaling", "strategy") if key in pool_origin.sharing),
@@ -435,11 +566,12 @@ def _check_shared_settings(cluster: Cluster, origin: ClusterOrigin, paths: dict[
         )
     policy = scheduler_policy(cluster)
     for pool in cluster.pools:
-        if pool.sharing.policy is not None and pool.sharing.policy != policy:
-            owner = next(p.name for p in cluster.pools if p.sharing.policy == policy)
+        asked = hami_sharing(pool.sharing).policy
+        if asked is not None and asked != policy:
+            owner = next(p.name for p in cluster.pools if hami_sharing(p.sharing).policy == policy)
             report.error(
                 origin.pools[pool.name].sharing.get("policy", paths[pool.name]),
-                f"pool {pool.name!r} asks for scheduler policy {pool.sharing.policy}, pool {owner!r} for {policy}: "
+                f"pool {pool.name!r} asks for scheduler policy {asked}, pool {owner!r} for {policy}: "
                 "HAMi's scheduler has one policy for the cluster",
                 "give every pool of the cluster the same policy, or leave it out on all but one",
             )

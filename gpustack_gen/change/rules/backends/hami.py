@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from ....compile.backends import backend_of
 from ....compile.operator import operand_daemonsets
-from ....model.backends.hami import NAME, node_settings
+from ....model.backends.hami import NAME, node_names, node_settings
 from ... import commands, steps
 from ...context import ClusterChange
 from ...model import Action, Finding, Level, Outcome, Phase, Step
@@ -58,7 +58,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     changed = [
         (previous, pool)
         for previous, pool in change.common_pools
-        if node_settings(previous) != node_settings(pool) or previous.node_names != pool.node_names
+        if node_settings(previous) != node_settings(pool) or node_names(previous) != node_names(pool)
     ]
     what += [f"{pool.name}: {node_settings(p).describe()} -> {node_settings(pool).describe()}" for p, pool in changed]
     if not what:
@@ -66,7 +66,8 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     shrink = [
         pool.name
         for previous, pool in changed
-        if pool.sharing.split < previous.sharing.split or pool.sharing.memory_scaling < previous.sharing.memory_scaling
+        if node_settings(pool).split < node_settings(previous).split
+        or node_settings(pool).memory_scaling < node_settings(previous).memory_scaling
     ]
     note = (
         f"; pool{'s' if len(shrink) > 1 else ''} {', '.join(shrink)} shrink: running pods keep their vGPUs, so the "

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....model.backends.dra import DEVICE_PLUGIN_DEPLOY_LABEL, KUBELET_PLUGIN_LABEL, NAME, dra_options
+from ....model.backends.dra import DEVICE_PLUGIN_DEPLOY_LABEL, KUBELET_PLUGIN_LABEL, NAME, dra_options, dra_sharing
 from ....model.fleet import Cluster, Pool, Workload
 from ....shell import text_in
 from ...artifact import MIG_CONFIG_LABEL, Artifact
@@ -149,7 +149,8 @@ def capacity_details(cluster: Cluster, pool: Pool) -> dict[str, Any]:
         }
         if pool.sharing.strategy == "mps":
             claims["pinnedMemoryLimit"] = (
-                pool.sharing.pinned_memory_limit or "none: memory is not split, each pod may use all of the GPU's"
+                dra_sharing(pool.sharing).pinned_memory_limit
+                or "none: memory is not split, each pod may use all of the GPU's"
             )
     else:
         claims = {"claims": "one ResourceClaim per pod, from its workload's ResourceClaimTemplate", "counts": "devices"}

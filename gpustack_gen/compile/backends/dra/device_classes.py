@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....model.backends.dra import class_attributes, pool_classes, resource_api_version, thread_percentage
+from ....model.backends.dra import class_attributes, dra_sharing, pool_classes, resource_api_version, thread_percentage
 from ....model.backends.dra import gpu_config as dra_gpu_config
 from ....model.fleet import Cluster, Pool, Sharing
 from ...artifact import MANAGED_BY
@@ -58,15 +58,16 @@ def _selector(pool: Pool, profile: str | None) -> str:
 def gpu_config(sharing: Sharing) -> dict[str, Any] | None:
     """The opaque GpuConfig of a shared pool's class; None for whole GPUs. MPS clients get
     :func:`~gpustack_gen.model.backends.dra.thread_percentage` of the threads."""
+    own = dra_sharing(sharing)
     if sharing.strategy == "time-slicing":
         shared: dict[str, Any] = {
             "strategy": dra_gpu_config.TIME_SLICING,
-            "timeSlicingConfig": {"interval": sharing.interval or dra_gpu_config.INTERVALS[0]},
+            "timeSlicingConfig": {"interval": own.interval or dra_gpu_config.INTERVALS[0]},
         }
     elif sharing.strategy == "mps":
         mps: dict[str, Any] = {"defaultActiveThreadPercentage": thread_percentage(sharing)}
-        if sharing.pinned_memory_limit is not None:
-            mps["defaultPinnedDeviceMemoryLimit"] = sharing.pinned_memory_limit
+        if own.pinned_memory_limit is not None:
+            mps["defaultPinnedDeviceMemoryLimit"] = own.pinned_memory_limit
         shared = {"strategy": dra_gpu_config.MPS, "mpsConfig": mps}
     else:
         return None

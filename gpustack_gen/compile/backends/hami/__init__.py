@@ -15,6 +15,7 @@ from ....model.backends.hami import (
     NAME,
     cores_per_gpu,
     hami_options,
+    hami_sharing,
     least_memory,
     memory_per_gpu,
     node_settings,
@@ -114,8 +115,9 @@ def capacity_details(cluster: Cluster, pool: Pool) -> dict[str, Any]:
     settings = node_settings(pool)
     sharing: dict[str, Any] = {"strategy": pool.sharing.strategy, "split": settings.split}
     sharing["memoryScaling"] = settings.memory_scaling_value
-    if pool.sharing.policy is not None:
-        sharing["policy"] = pool.sharing.policy
+    policy = hami_sharing(pool.sharing).policy
+    if policy is not None:
+        sharing["policy"] = policy
     memory = registered_memory(pool)
     guarantees = [
         {

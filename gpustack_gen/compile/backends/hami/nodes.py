@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ....catalog import ALL_DISABLED
-from ....model.backends.hami import NODE_LABEL, NODE_LABEL_VALUE
+from ....model.backends.hami import NODE_LABEL, NODE_LABEL_VALUE, node_names
 from ....model.fleet import Cluster
 from ...artifact import MIG_CONFIG_LABEL, Artifact
 from ...node_labels import NODE_LABELS_NOTE, node_labels_document
@@ -26,8 +26,8 @@ def node_labels(cluster: Cluster) -> Artifact:
     config matches them)."""
     document = node_labels_document(cluster, pool_labels(cluster))
     for entry, pool in zip(document["pools"], cluster.pools, strict=True):
-        if pool.node_names:
-            entry["nodeNames"] = list(pool.node_names)
+        if names := node_names(pool):
+            entry["nodeNames"] = list(names)
     return Artifact(
         "node-labels.yaml",
         "node-labels",

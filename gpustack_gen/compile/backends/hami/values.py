@@ -19,6 +19,7 @@ from ....model.backends.hami import (
     cluster_settings,
     hami_options,
     named_pools,
+    node_names,
     node_settings,
     scheduler_policy,
 )
@@ -56,7 +57,7 @@ def node_config(cluster: Cluster) -> str:
     entries = []
     for pool in named_pools(cluster):
         settings = node_settings(pool)
-        for name in pool.node_names:
+        for name in node_names(pool):
             entries.append(
                 {
                     "name": name,

@@ -21,24 +21,47 @@ for the sharing options, and what DRA cannot enforce.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ....versions import leading_version, parse_version
 from ....versions.dra import DRA_VERSIONS, NEWEST_DRA, SHARING_GATES, DraDriverVersion, require_dra_version
 from ....versions.gpu_operator import NEWEST_OPERATOR
-from ...fleet import ISOLATION, BackendOptions
+from ...fleet import ISOLATION, BackendOptions, PoolOptions, SharingOptions, WorkloadOptions
 from ..charts import pinned_chart
 from . import gpu_config
 
 if TYPE_CHECKING:
     from ....yamlio.source import PathKey
     from ...fleet import Cluster, Pool, Sharing, Workload
-    from ...resolve import ClusterOrigin, Report, Setting
+    from ...intent import Cluster as ClusterSpec
+    from ...intent import NodePool
+    from ...intent import Workload as WorkloadSpec
+    from ...resolve import ClusterOrigin, PoolOrigin, Report, Setting
 
 NAME = "dra"
 STRATEGIES = frozenset({"none", "time-slicing", "mps", "mig"})
 OPTIONS = frozenset({"replicas", "layout", "config", "interval", "activeThreadPercentage", "pinnedMemoryLimit"})
+# The options of the driver's GpuConfig, under the strategy that takes each.
+SHARING_OPTIONS: Mapping[str, frozenset[str]] = {
+    "time-slicing": frozenset({"interval"}),
+    "mps": frozenset({"activeThreadPercentage", "pinnedMemoryLimit"}),
+}
+# Why the DRA driver refuses an option under another strategy, in its own words (its GpuConfig and
+# MigDeviceConfig, api/nvidia.com/resource/v1beta1/sharing.go).
+OPTION_REASONS: Mapping[tuple[str, str], str] = {
+    ("interval", "mps"): "the DRA driver fails such a claim: cannot use TimeSlicingConfig with the 'MPS' strategy",
+    ("activeThreadPercentage", "time-slicing"): "the DRA driver fails such a claim: cannot use MpsConfig with the "
+    "'TimeSlicing' strategy",
+    ("pinnedMemoryLimit", "time-slicing"): "the DRA driver fails such a claim: cannot use MpsConfig with the "
+    "'TimeSlicing' strategy",
+    ("interval", "mig"): "a MIG device's config (MigDeviceConfig) has no timeSlicingConfig: the DRA driver's strict "
+    "decoder rejects it, and time-slicing has no effect on MIG",
+}
+WORKLOAD_OPTIONS: Mapping[str, str] = {}
+SHARING_EXAMPLES: Mapping[str, str] = {}
+RETIRED_REFUSALS: Mapping[str, tuple[str, str]] = {}
 DEVICE_PLUGIN_LIMITS = False  # a DeviceClass per MIG profile whatever mig.strategy says; a claim's devices are distinct
 EXTENDED_RESOURCES = False  # devices are published in ResourceSlices, not in the node's allocatable
 NODE_LABELLED_CONFIGS = True  # nvidia.com/mig.config: static layouts still come from the Operator's MIG manager
@@ -77,6 +100,48 @@ def resolve_options(report: Report, setting: Setting) -> DraOptions:
 
 def dra_options(cluster: Cluster) -> DraOptions:
     return cluster.options(DraOptions)
+
+
+@dataclass(frozen=True, slots=True)
+class DraSharing(SharingOptions):
+    """The pool's GpuConfig options (fleet keys under ``sharing``); None: the driver's default."""
+
+    interval: str | None = None  # time-slicing: Default | Short | Medium | Long
+    active_thread_percentage: int | None = None  # mps: per client, 0-100
+    pinned_memory_limit: str | None = None  # mps: device memory each client may pin, a quantity
+
+
+def resolve_sharing(strategy: str, options: Mapping[str, Any]) -> SharingOptions:
+    """Each option under the strategy that takes it (others are refused while resolving)."""
+    pinned = options.get("pinnedMemoryLimit") if strategy == "mps" else None
+    own = DraSharing(
+        interval=options.get("interval") if strategy == "time-slicing" else None,
+        active_thread_percentage=options.get("activeThreadPercentage") if strategy == "mps" else None,
+        pinned_memory_limit=None if pinned is None else str(pinned),
+    )
+    return SharingOptions() if own == DraSharing() else own
+
+
+def dra_sharing(sharing: Sharing) -> DraSharing:
+    return sharing.options(DraSharing)
+
+
+def check_sharing(strategy: str, options: Mapping[str, Any], path: PathKey, report: Report) -> None:
+    """The GpuConfig's options are all optional."""
+
+
+def resolve_pool(cluster: ClusterSpec, pool: NodePool, path: PathKey, report: Report) -> PoolOptions:
+    """Nothing of the driver's own: it finds its devices on every node it runs on."""
+    return PoolOptions()
+
+
+def resolve_workload(workload: WorkloadSpec, path: PathKey, report: Report) -> WorkloadOptions:
+    """Nothing of the driver's own: a workload asks for devices by ``gpus``."""
+    return WorkloadOptions()
+
+
+def check_pool(cluster: Cluster, pool: Pool, origin: PoolOrigin, strategy_path: PathKey, report: Report) -> None:
+    """The driver's per-pool rules are checked with the cluster (:func:`check`)."""
 
 
 _MINOR = re.compile(r"v?(\d+)\.(\d+)")
@@ -147,9 +212,8 @@ def pods_share_request(cluster: Cluster, pool: Pool) -> bool:
 def thread_percentage(sharing: Sharing) -> int:
     """The share of the GPU's threads each MPS client gets: ``activeThreadPercentage``, else ``100 / replicas``,
     the share a device-plugin MPS replica gets."""
-    if sharing.active_thread_percentage is not None:
-        return sharing.active_thread_percentage
-    return 100 // sharing.replicas
+    percentage = dra_sharing(sharing).active_thread_percentage
+    return 100 // sharing.replicas if percentage is None else percentage
 
 
 def isolation(cluster: Cluster, pool: Pool) -> str:
@@ -158,9 +222,10 @@ def isolation(cluster: Cluster, pool: Pool) -> str:
     sharing = pool.sharing
     if sharing.strategy != "mps":
         return ISOLATION[sharing.strategy]
+    pinned = dra_sharing(sharing).pinned_memory_limit
     memory = (
-        f"{sharing.pinned_memory_limit} of pinned device memory"
-        if sharing.pinned_memory_limit is not None
+        f"{pinned} of pinned device memory"
+        if pinned is not None
         else "no limit on its memory (no pinnedMemoryLimit: one pod can run the others out of memory)"
     )
     return (
@@ -390,7 +455,7 @@ def _check_node_software(cluster: Cluster, origin: ClusterOrigin, report: Report
 
 def _check_options(cluster: Cluster, pool: Pool, paths: dict[str, PathKey], report: Report) -> None:
     """The driver's rules for the values the pool's GpuConfig carries, at the fleet's lines."""
-    sharing = pool.sharing
+    sharing = dra_sharing(pool.sharing)
     problems = [
         ("interval", sharing.interval is not None and gpu_config.interval_problem(sharing.interval)),
         (

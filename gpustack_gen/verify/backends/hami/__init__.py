@@ -43,6 +43,8 @@ from ....model.backends.hami import (
     RESOURCE_GPU,
     RESOURCE_MEMORY,
     hami_options,
+    node_names,
+    node_settings,
 )
 from ....model.backends.hami import NAME as NAME
 from ....workdir import Paths
@@ -231,7 +233,7 @@ def capacity_causes(view: NodeView, resource: str, actual: int) -> tuple[str, ..
         and operator_pod is None
         and devices is None
         and actual == pool.gpus_per_node
-        and pool.sharing.split != 1
+        and node_settings(pool).split != 1
     ):
         causes.append(
             "1 per GPU, as a device plugin without HAMi's split advertises: the GPU Operator's own device plugin, if "
@@ -254,14 +256,15 @@ def _per_gpu_causes(view: NodeView, resource: str, per_gpu: list[int]) -> list[s
         return []
     if resource == RESOURCE_GPU:
         return [f"HAMi's device plugin splits each GPU into {shown} (count in {REGISTER_ANNOTATION}), the pool says "
-                f"split {pool.sharing.split}: {_fix(view, 'deviceSplitCount')}"]  # fmt: skip
+                f"split {node_settings(pool).split}: {_fix(view, 'deviceSplitCount')}"]  # fmt: skip
     if resource == RESOURCE_CORES:
         return [f"each GPU registers {shown} cores, not {FULL_CORES}: deviceCoreScaling is not 1 on the node (gpustack-gen "
                 f"renders 1): {_fix(view, 'deviceCoreScaling')}"]  # fmt: skip
     least = registration(view).least(resource, want)
     if all(least <= value <= want for value in per_gpu):
         return []
-    scaled = f" x memoryScaling {pool.sharing.memory_scaling:g}" if pool.sharing.memory_scaling != 1 else ""
+    scaling = node_settings(pool).memory_scaling
+    scaled = f" x memoryScaling {scaling:g}" if scaling != 1 else ""
     fix = _fix(view, "deviceMemoryScaling")
     if max(per_gpu) > want:
         return [f"each GPU registers {shown} MiB, more than one {pool.gpu.name}'s {want} MiB{scaled}: a higher "
@@ -277,12 +280,13 @@ def _fix(view: NodeView, setting: str) -> str:
     pool = view.pool.pool
     entry = f"the node's entry in devicePlugin.nodeConfiguration ({setting.lower()})"
     apply = f"apply it ({_upgrade(view)}), then {_restart_plugin(view)}"
-    if pool.node_names and view.node.name not in pool.node_names:
+    names = node_names(pool)
+    if names and view.node.name not in names:
         return (
             f"the node is not in pool {pool.name}'s nodeNames, so no entry of devicePlugin.nodeConfiguration applies "
             f"to it (HAMi matches them by node name) and it runs with the chart's: add it to nodeNames, render, {apply}"
         )
-    if pool.node_names:
+    if names:
         return f"{entry} in {VALUES_FILE}, as pool {pool.name} names its nodes; {apply}"
     return f"devicePlugin.{setting} in {VALUES_FILE}, unless {entry} overrides it; {apply}"
 
