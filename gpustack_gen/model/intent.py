@@ -8,12 +8,13 @@ unknown keys are refused. Cross-field rules (sharing resolution, MIG geometry, c
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
+from .backends import BACKEND_NAMES, SEMANTICS, STRATEGY_NAMES, STRATEGY_SUMMARIES, listing
 from .names import (
     CONFIGMAP_KEY,
     DNS1123_LABEL,
@@ -175,7 +176,16 @@ Quantity = Annotated[
     AfterValidator(_quantity_syntax),
     Field(json_schema_extra={"pattern": QUANTITY}),
 ]
-StrategyName = Literal["none", "time-slicing", "mps", "mig", "hami"]
+# The names the fleet file may give come from the model's registry: a backend registered there is one here.
+if TYPE_CHECKING:
+    StrategyName = str
+    BackendName = str
+else:
+    StrategyName = Literal[STRATEGY_NAMES]
+    BackendName = Literal[BACKEND_NAMES]
+_DEVICE_PLUGIN_STRATEGIES = (
+    "none (whole GPUs), time-slicing or mps (several pods per GPU, no memory isolation), mig (hardware partitions)"
+)
 
 
 class _Model(BaseModel):
@@ -288,7 +298,7 @@ class SharingPolicy(_Model):
 
     strategy: StrategyName | None = Field(
         default=None,
-        description="none (whole GPUs), time-slicing or mps (several pods per GPU, no memory isolation), mig (hardware partitions), hami (several pods per GPU with memory and compute limits enforced in software; backend hami).",
+        description=", ".join((_DEVICE_PLUGIN_STRATEGIES, *STRATEGY_SUMMARIES.values())) + ".",
     )
     replicas: int | None = Field(
         default=None,
@@ -713,9 +723,11 @@ class ClusterSettings(_Model):
         default=None,
         description="GitOps delivery: Argo CD, Flux and helmfile wrappers around the chart and its values.",
     )
-    backend: Literal["gpu-operator", "hami", "dra"] | None = Field(
+    backend: BackendName | None = Field(
         default=None,
-        description="What advertises the GPUs to Kubernetes: gpu-operator (default: the GPU Operator's device plugin), hami (HAMi's device plugin and scheduler; the GPU Operator still installs the driver and toolkit) or dra (the NVIDIA DRA driver: DeviceClasses and ResourceClaims; Kubernetes 1.32 or newer).",
+        description="What advertises the GPUs to Kubernetes: "
+        + listing([backend.SUMMARY for backend in SEMANTICS.values()])
+        + ".",
     )
     hami: HamiSettings | None = Field(default=None, description="HAMi chart settings (backend hami).")
     default_sharing: str | None = Field(

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..fleet import ISOLATION
 from . import dra, gpu_operator, hami
 
 if TYPE_CHECKING:
@@ -42,6 +43,8 @@ DEFAULT_BACKEND = gpu_operator.NAME
 
 class BackendSemantics(Protocol):
     NAME: str
+    SUMMARY: str  # "<name> (what it is)", as the fleet schema describes the backend field
+    STRATEGY_SUMMARIES: Mapping[str, str]  # strategy of its own -> "<name> (what it is)", for the schema
     STRATEGIES: frozenset[str]
     OPTIONS: frozenset[str]  # the sharing options (fleet keys) it reads; others are warned about
     # The device plugin's own limits apply to its pools: one MIG profile type per node under mig.strategy single,
@@ -125,6 +128,15 @@ WORKLOAD_OPTIONS: Mapping[str, str] = _merged([b.WORKLOAD_OPTIONS for b in SEMAN
 SHARING_EXAMPLES: Mapping[str, str] = _merged([b.SHARING_EXAMPLES for b in SEMANTICS.values()])
 RETIRED_REFUSALS: Mapping[str, tuple[str, str]] = _merged([b.RETIRED_REFUSALS for b in SEMANTICS.values()])
 STRATEGIES: frozenset[str] = frozenset().union(*(b.STRATEGIES for b in SEMANTICS.values()))
+# The fleet schema's names: the backends in registry order, the device plugin's strategies then the backends' own.
+BACKEND_NAMES: tuple[str, ...] = tuple(SEMANTICS)
+STRATEGY_NAMES: tuple[str, ...] = (*ISOLATION, *sorted(STRATEGIES - ISOLATION.keys()))
+STRATEGY_SUMMARIES: Mapping[str, str] = _merged([b.STRATEGY_SUMMARIES for b in SEMANTICS.values()])
+
+
+def listing(items: list[str]) -> str:
+    """``a, b or c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
 
 
 def check_sharing(strategy: str, options: Mapping[str, Any], path: PathKey, report: Report) -> None:

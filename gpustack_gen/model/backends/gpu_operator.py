@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from ..resolve import ClusterOrigin, PoolOrigin, Report, Setting
 
 NAME = "gpu-operator"
+SUMMARY = "gpu-operator (default: the GPU Operator's device plugin)"  # in the fleet schema's description of backend
+STRATEGY_SUMMARIES: Mapping[str, str] = {}
 STRATEGIES = frozenset({"none", "time-slicing", "mps", "mig"})
 OPTIONS = frozenset({"replicas", "renameByDefault", "failRequestsGreaterThanOne", "layout", "config"})
 SHARING_OPTIONS: Mapping[str, frozenset[str]] = {}  # the device plugin's options are every backend's

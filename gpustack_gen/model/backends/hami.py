@@ -41,6 +41,10 @@ if TYPE_CHECKING:
     from ..resolve import ClusterOrigin, PoolOrigin, Report, Setting
 
 NAME = "hami"
+SUMMARY = "hami (HAMi's device plugin and scheduler; the GPU Operator still installs the driver and toolkit)"
+STRATEGY_SUMMARIES: Mapping[str, str] = {
+    "hami": "hami (several pods per GPU with memory and compute limits enforced in software; backend hami)"
+}
 STRATEGIES = frozenset({"none", "hami"})
 OPTIONS = frozenset({"split", "memoryScaling", "policy"})
 SHARING_OPTIONS: Mapping[str, frozenset[str]] = {"hami": OPTIONS}  # the options of its own strategy

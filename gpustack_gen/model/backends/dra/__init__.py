@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from ...resolve import ClusterOrigin, PoolOrigin, Report, Setting
 
 NAME = "dra"
+SUMMARY = "dra (the NVIDIA DRA driver: DeviceClasses and ResourceClaims; Kubernetes 1.32 or newer)"
+STRATEGY_SUMMARIES: Mapping[str, str] = {}
 STRATEGIES = frozenset({"none", "time-slicing", "mps", "mig"})
 OPTIONS = frozenset({"replicas", "layout", "config", "interval", "activeThreadPercentage", "pinnedMemoryLimit"})
 # The options of the driver's GpuConfig, under the strategy that takes each.
