@@ -10,11 +10,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic import AfterValidator, BeforeValidator, Field
 from pydantic_core import PydanticCustomError
 
 from .backends import BACKEND_NAMES, SEMANTICS, STRATEGY_NAMES, STRATEGY_SUMMARIES, listing
+from .backends.dra import DraSettings
+from .backends.hami import HamiSettings
+from .intent_base import DnsLabel
+from .intent_base import IntentModel as _Model
 from .names import (
     CONFIGMAP_KEY,
     DNS1123_LABEL,
@@ -25,21 +28,11 @@ from .names import (
     MAX_QUANTITY_EXPONENT,
     MAX_QUANTITY_LENGTH,
     QUANTITY,
-    dns_label_hint,
-    explain_dns_label,
     explain_label_key,
     explain_label_value,
 )
 
 API_VERSION = "gpustack-gen/v1alpha1"
-
-
-def _dns_label(value: str) -> str:
-    problem = explain_dns_label(value)
-    if problem:
-        # The message goes through a placeholder: a name may contain '{' and '}'.
-        raise PydanticCustomError("dns_label", "{problem}", {"problem": problem, "hint": dns_label_hint(value)})
-    return value
 
 
 def _node_selector(value: dict[str, str]) -> dict[str, str]:
@@ -95,11 +88,6 @@ def _driver_version(value: str) -> str:
     )
 
 
-DnsLabel = Annotated[
-    str,
-    AfterValidator(_dns_label),
-    Field(json_schema_extra={"pattern": DNS1123_LABEL, "maxLength": 63}),
-]
 NodeSelector = Annotated[dict[str, str], AfterValidator(_node_selector)]
 
 
@@ -186,16 +174,6 @@ else:
 _DEVICE_PLUGIN_STRATEGIES = (
     "none (whole GPUs), time-slicing or mps (several pods per GPU, no memory isolation), mig (hardware partitions)"
 )
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        strict=True,
-        frozen=True,
-        alias_generator=to_camel,
-        populate_by_name=False,
-    )
 
 
 class CdiSettings(_Model):
@@ -608,41 +586,6 @@ class RetiredConfigs(_Model):
     mig_configs: list[RetiredMigConfig] | None = Field(
         default=None,
         description="MIG configs (GPU model and layout or built-in config) the mig-parted ConfigMap keeps.",
-    )
-
-
-# registry[:port]/repository, lower case, no tag or digest (the chart adds the tag).
-IMAGE_WITHOUT_TAG = r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)+$"
-
-
-class HamiSettings(_Model):
-    """The HAMi chart (backend hami)."""
-
-    version: str | None = Field(
-        default=None,
-        description='HAMi chart version, quoted, e.g. "2.10.0". Default: the newest known.',
-    )
-    namespace: DnsLabel | None = Field(
-        default=None, description="Namespace of the HAMi release (default kube-system, as upstream installs it)."
-    )
-    scheduler_image: Annotated[str, Field(max_length=255, pattern=IMAGE_WITHOUT_TAG)] | None = Field(
-        default=None,
-        description="The kube-scheduler image HAMi's scheduler runs beside its own, without a tag (the chart tags it "
-        "with the cluster's Kubernetes version), e.g. registry.example.com/mirror/kube-scheduler. Default: "
-        "registry.k8s.io/kube-scheduler, the Kubernetes project's; the chart's own default is a mirror "
-        "(registry.cn-hangzhou.aliyuncs.com/google_containers/kube-scheduler).",
-    )
-
-
-class DraSettings(_Model):
-    """The NVIDIA DRA driver chart (backend dra)."""
-
-    version: str | None = Field(
-        default=None,
-        description="DRA driver chart version, e.g. 0.4.1 (0.4.x: dra-driver-nvidia-gpu from registry.k8s.io; 25.12.0: nvidia-dra-driver-gpu from NVIDIA's repository). Default: the newest known.",
-    )
-    namespace: DnsLabel | None = Field(
-        default=None, description="Namespace of the driver's release (default nvidia-dra-driver-gpu)."
     )
 
 

@@ -23,12 +23,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import Field
 
 from ...catalog import gpu_memory_mib
 from ...versions import leading_version
 from ...versions.hami import DEFAULT_SCHEDULER_IMAGE, HAMI_NAMESPACE, NEWEST_HAMI, HamiVersion, require_hami_version
 from ..fleet import ISOLATION, BackendOptions, PoolOptions, SharingOptions, WorkloadOptions
+from ..intent_base import DnsLabel, IntentModel
 from ..quantity import quantity_mib, quantity_value
 from .charts import pinned_chart
 
@@ -75,6 +78,29 @@ NODE_LABEL_VALUE = "on"
 # Guide, "ECC"), and the driver reserves some: a 16 GiB T4 shows 15079 to 15360 MiB. 10 % covers both.
 MEMORY_SHORTFALL = 0.10
 MEMORY_SHORTFALL_WHY = f"the catalog's memory is nominal, NVML reports up to {MEMORY_SHORTFALL * 100:g} % less"
+
+
+# registry[:port]/repository, lower case, no tag or digest (the chart adds the tag).
+IMAGE_WITHOUT_TAG = r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)+$"
+
+
+class HamiSettings(IntentModel):
+    """The HAMi chart (backend hami)."""
+
+    version: str | None = Field(
+        default=None,
+        description='HAMi chart version, quoted, e.g. "2.10.0". Default: the newest known.',
+    )
+    namespace: DnsLabel | None = Field(
+        default=None, description="Namespace of the HAMi release (default kube-system, as upstream installs it)."
+    )
+    scheduler_image: Annotated[str, Field(max_length=255, pattern=IMAGE_WITHOUT_TAG)] | None = Field(
+        default=None,
+        description="The kube-scheduler image HAMi's scheduler runs beside its own, without a tag (the chart tags it "
+        "with the cluster's Kubernetes version), e.g. registry.example.com/mirror/kube-scheduler. Default: "
+        "registry.k8s.io/kube-scheduler, the Kubernetes project's; the chart's own default is a mirror "
+        "(registry.cn-hangzhou.aliyuncs.com/google_containers/kube-scheduler).",
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,10 +25,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pydantic import Field
+
 from ....versions import leading_version, parse_version
 from ....versions.dra import DRA_VERSIONS, NEWEST_DRA, SHARING_GATES, DraDriverVersion, require_dra_version
 from ....versions.gpu_operator import NEWEST_OPERATOR
 from ...fleet import ISOLATION, BackendOptions, PoolOptions, SharingOptions, WorkloadOptions
+from ...intent_base import DnsLabel, IntentModel
 from ..charts import pinned_chart
 from . import gpu_config
 
@@ -86,6 +89,18 @@ GUIDE_GPU_DRIVER = 580
 KUBELET_PLUGIN_LABEL = "nvidia.com/dra-kubelet-plugin"
 DEVICE_PLUGIN_DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 DEFAULT_NAMESPACE = "nvidia-dra-driver-gpu"  # as NVIDIA's DRA install guide and the upgrade guide name it
+
+
+class DraSettings(IntentModel):
+    """The NVIDIA DRA driver chart (backend dra)."""
+
+    version: str | None = Field(
+        default=None,
+        description="DRA driver chart version, e.g. 0.4.1 (0.4.x: dra-driver-nvidia-gpu from registry.k8s.io; 25.12.0: nvidia-dra-driver-gpu from NVIDIA's repository). Default: the newest known.",
+    )
+    namespace: DnsLabel | None = Field(
+        default=None, description="Namespace of the driver's release (default nvidia-dra-driver-gpu)."
+    )
 
 
 @dataclass(frozen=True, slots=True)
