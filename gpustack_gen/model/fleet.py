@@ -6,7 +6,7 @@ These are what the compilers consume. Every value here is final; nothing downstr
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 from ..catalog import GpuModel, builtin_mig_config
@@ -336,6 +336,9 @@ class Cluster:
     operator: OperatorConfig
     pools: tuple[Pool, ...]
     workloads: tuple[Workload, ...]
+    # What pools offer and workloads ask on the cluster's backend: its row of the model registry, which resolving
+    # looked up (the registry imports this module, so the model hands it over instead of importing it back).
+    semantics: BackendSemantics = field(repr=False, compare=False)
     delivery: Delivery = Delivery()
     default_sharing: str = DEFAULT_SHARING_AUTO  # auto | none | a pool name: what nodes without the label get
     retired: Retired = Retired()
@@ -344,6 +347,11 @@ class Cluster:
     backend_options: BackendOptions = BackendOptions()  # the backend's own settings, as its model wing resolved them
     node_group_provider: str | None = None  # karpenter | eksctl | gke | aks | cluster-api: node-groups/ fragments
     alerts: Alerts = Alerts()
+
+    def __post_init__(self) -> None:
+        assert self.backend == self.semantics.NAME, (
+            f"cluster {self.name!r} on {self.backend} with {self.semantics.NAME}"
+        )
 
     def pool(self, name: str) -> Pool | None:
         return next((p for p in self.pools if p.name == name), None)
@@ -361,13 +369,6 @@ class Cluster:
         if not isinstance(options, kind):
             raise TypeError(f"cluster {self.name!r} on backend {self.backend} holds no {kind.__name__}")
         return options
-
-    @property
-    def semantics(self) -> BackendSemantics:
-        """What pools offer and workloads ask on the cluster's backend."""
-        from .backends import semantics
-
-        return semantics(self.backend)
 
     def resources_per_gpu(self, pool: Pool) -> dict[str, int]:
         """Extended resources one physical GPU of ``pool`` advertises to the kubelet."""

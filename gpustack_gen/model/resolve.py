@@ -237,6 +237,7 @@ def resolve_cluster(
         operator=operator,
         pools=tuple(pools),
         workloads=workloads,
+        semantics=own,
         delivery=delivery,
         default_sharing=default_sharing or DEFAULT_SHARING_AUTO,
         backend=backend,

@@ -20,9 +20,11 @@ accounts for on it is a warning, not an error.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from ..errors import FleetError, Problem, Severity
 from ..model.fleet import Cluster
+from . import state as _state
 from .backends import VERIFY_BACKENDS, verify_backend
 from .checks import CHECKS
 from .expected import Expected, expected_state
@@ -30,9 +32,20 @@ from .in_progress import InProgress, node_in_progress
 from .model import Finding
 from .observed import Observed, observe, offered
 from .result import NodeProgress, NodeStatus, PoolSummary, Skipped, Tally, VerifyResult
-from .state import REGISTRATION, ClusterState, StatePart, read_state_dir, state_parts
+from .state import REGISTRATION, ClusterState, StatePart
 
 __all__ = ["ClusterState", "StatePart", "VerifyResult", "read_state_dir", "state_parts", "verify_cluster"]
+
+
+def state_parts(cluster: Cluster) -> tuple[StatePart, ...]:
+    """The parts ``verify`` reads of ``cluster``, its backend's among them (:func:`.state.state_parts`)."""
+    backend = verify_backend(cluster)
+    return _state.state_parts(cluster, backend.state_parts(cluster) if backend is not None else ())
+
+
+def read_state_dir(directory: Path, cluster: Cluster) -> ClusterState:
+    """The files of ``directory`` (see :func:`state_parts`); raises :class:`FleetError` on unreadable or wrong input."""
+    return _state.read_state_dir(directory, cluster, state_parts(cluster))
 
 
 def verify_cluster(

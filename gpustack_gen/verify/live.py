@@ -24,7 +24,8 @@ from ..errors import FleetError, InputError, Problem
 from ..k8s_state import Document, describe, read_objects
 from ..k8s_state.objects import API_VERSIONS
 from ..model.fleet import Cluster
-from .state import RESOURCES, ClusterState, state_of, state_parts
+from . import state_parts
+from .state import RESOURCES, ClusterState, state_of
 
 PAGE_SIZE = 500  # objects per list request; the API server's continue token fetches the rest
 NOT_FOUND = 404

@@ -74,12 +74,10 @@ class StatePart:
         return IntoFile(kubectl("get", resources, *where, *narrowed, "-o", "json"), (folder / self.file).as_posix())
 
 
-def state_parts(cluster: Cluster) -> tuple[StatePart, ...]:
-    """The parts ``verify`` reads of ``cluster``: those of every cluster, those its backend reads besides, then one
-    per Helm release its backend installs (its DaemonSets, Deployments and pods, by the release label)."""
-    from .backends import verify_backend  # its modules read the state: imported when asked
-
-    backend = verify_backend(cluster)
+def state_parts(cluster: Cluster, own: tuple[StatePart, ...]) -> tuple[StatePart, ...]:
+    """The parts ``verify`` reads of ``cluster``: those of every cluster, ``own`` (those its backend reads besides,
+    from the verify registry of the caller), then one per Helm release its backend installs (its DaemonSets,
+    Deployments and pods, by the release label)."""
     namespace = cluster.operator.namespace
     parts = (
         StatePart("nodes", "nodes.json", ("Node",)),
@@ -97,7 +95,7 @@ def state_parts(cluster: Cluster) -> tuple[StatePart, ...]:
         )
         for release in backend_of(cluster).releases(cluster)
     )  # fmt: skip
-    return parts + (backend.state_parts(cluster) if backend is not None else ()) + releases
+    return parts + own + releases
 
 
 @dataclass(frozen=True)
@@ -193,14 +191,14 @@ def state_of(source: str, found: dict[str, list[Any]], missing: dict[str, str]) 
     )
 
 
-def read_state_dir(directory: Path, cluster: Cluster) -> ClusterState:
-    """The files of ``directory`` (see :func:`state_parts`); raises :class:`FleetError` on unreadable or wrong input."""
+def read_state_dir(directory: Path, cluster: Cluster, parts: tuple[StatePart, ...]) -> ClusterState:
+    """The files of ``directory`` holding ``parts`` (see :func:`state_parts`); raises :class:`FleetError` on
+    unreadable or wrong input."""
     problems: list[Problem] = []
     if not directory.is_dir():
         raise FleetError(
             [Problem(directory.as_posix(), 0, 0, "", "not a folder", "--from names the folder of the files")]
         )
-    parts = state_parts(cluster)
     found: dict[str, list[Any]] = {}
     missing = {}
     for part in parts:

@@ -35,10 +35,10 @@ from gpustack_gen.compile.backends.hami.values import hami_release
 from gpustack_gen.errors import ExitCode
 from gpustack_gen.model.backends.hami import node_names
 from gpustack_gen.shell import text_in
+from gpustack_gen.verify import state_parts
 from gpustack_gen.verify.backends import VERIFY_BACKENDS, verify_backend
 from gpustack_gen.verify.backends.hami.registration import parse_registration
 from gpustack_gen.verify.checks import CHECK_IDS, get
-from gpustack_gen.verify.state import state_parts
 
 T4_B = "stage-t4-b"
 LEGACY = "GPU-a86d27e9-41c5-f3b0-7d18-c29e64f05b83,5,15360,100,NVIDIA-Tesla T4,0,true:"

@@ -87,7 +87,7 @@ def _blockers(change: ClusterChange) -> Iterator[tuple[str, str, str | None]]:
             None,
         )
         return
-    as_before = dataclasses.replace(new, backend=old.backend)
+    as_before = dataclasses.replace(new, backend=old.backend, semantics=old.semantics)
     if operator_settings(as_before) != operator_settings(old) or old.operator != new.operator:
         yield (
             f"cluster {new.name} changes backend ({old.backend} -> {new.backend}) and the GPU Operator's own settings "
