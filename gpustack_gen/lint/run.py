@@ -101,6 +101,13 @@ def _document_line(document: Any) -> int:
     return int(lc.line) + 1 if lc is not None and lc.line is not None else 0
 
 
+# The ids of the findings about a file rather than a document's content (the rules' own are their modules' ID).
+INVALID_YAML = "yaml"
+UNKNOWN_DOCUMENT = "unknown-document"
+NO_DOCUMENTS = "no-documents"
+UNREADABLE = "unreadable"
+
+
 def lint_text(text: str, file: str, options: LintOptions) -> tuple[list[Problem], list[LintedDocument], bool]:
     """Lint the YAML stream ``text`` (named ``file`` in findings): (problems, documents, readable)."""
     from ruamel.yaml.error import YAMLError
@@ -114,7 +121,7 @@ def lint_text(text: str, file: str, options: LintOptions) -> tuple[list[Problem]
         mark = getattr(exc, "problem_mark", None)
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return [Problem(file, line, column, "", f"not valid YAML: {problem}")], [], False
+        return [Problem(file, line, column, "", f"not valid YAML: {problem}", rule=INVALID_YAML)], [], False
     linted: list[LintedDocument] = []
     for index, document in enumerate(documents):
         if document is None:
@@ -135,10 +142,13 @@ def lint_text(text: str, file: str, options: LintOptions) -> tuple[list[Problem]
                     "lint reads device-plugin and mig-parted configs (bare or in a ConfigMap), ClusterPolicies, "
                     "GPU Operator values files and workload values fragments",
                     Severity.WARNING,
+                    rule=UNKNOWN_DOCUMENT,
                 )
             )
     if not linted:
-        reporter.problems.append(Problem(file, 0, 0, "", "no YAML documents in the file", "", Severity.WARNING))
+        reporter.problems.append(
+            Problem(file, 0, 0, "", "no YAML documents in the file", "", Severity.WARNING, rule=NO_DOCUMENTS)
+        )
     return sorted(set(reporter.problems)), linted, True
 
 
@@ -163,7 +173,7 @@ def lint_files(paths: Iterable[str | Path], options: LintOptions | None = None) 
         files.append(name)
         text, reason = _read(Path(raw))
         if text is None:
-            problems.append(Problem(name, 0, 0, "", reason))
+            problems.append(Problem(name, 0, 0, "", reason, rule=UNREADABLE))
             unreadable.append(name)
             continue
         found, linted, readable = lint_text(text, name, options)

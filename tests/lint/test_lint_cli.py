@@ -88,7 +88,15 @@ def test_json_format() -> None:
     assert (error["line"], error["column"], error["severity"]) == (13, 11, "error")
     assert error["path"] == "data.shared.sharing.timeSlicing.resources[0].replicas"
     assert error["rule"] == "device-plugin-config"  # found in the ConfigMap's data, by the config's own rule
-    assert [f["rule"] for f in payload["findings"]][1:] == [""]  # the document lint does not know
+    assert [f["rule"] for f in payload["findings"]][1:] == ["unknown-document"]  # a document lint does not know
+
+
+def test_json_findings_about_files_carry_rule_ids_too(tmp_path: Path) -> None:
+    (tmp_path / "broken.yaml").write_text("a: [\n", encoding="utf-8")
+    (tmp_path / "empty.yaml").write_text("# nothing\n", encoding="utf-8")
+    files = [str(tmp_path / name) for name in ("broken.yaml", "empty.yaml", "absent.yaml")]
+    payload = json.loads(_run("--format", "json", *files).stdout)
+    assert sorted(f["rule"] for f in payload["findings"]) == ["no-documents", "unreadable", "yaml"]
 
 
 def test_github_format_escapes_and_levels() -> None:

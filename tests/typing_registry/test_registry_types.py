@@ -11,6 +11,21 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 
 
+STUBS = ("broken_backend", "broken_semantics", "broken_verify_backend", "broken_rule")
+# What mypy expects and what each stub has, of the one member it gets wrong: model, verify and change registries.
+CONFLICTS = (
+    (
+        "def resolve_sharing(strategy: str, options: Mapping[str, Any]) -> SharingOptions",
+        "def resolve_sharing(strategy: str) -> SharingOptions",
+    ),
+    (
+        "def daemonsets(cluster: Cluster) -> tuple[str, ...]",
+        "def daemonsets(cluster: Cluster, pool: Pool) -> tuple[str, ...]",
+    ),
+    ("def outcomes(change: ClusterChange) -> Iterator[Outcome]", "def outcomes(change: ClusterChange) -> list[str]"),
+)
+
+
 def test_mypy_strict_refuses_a_backend_with_a_wrong_signature() -> None:
     stdout, stderr, status = api.run(
         [
@@ -20,7 +35,7 @@ def test_mypy_strict_refuses_a_backend_with_a_wrong_signature() -> None:
             "--follow-imports=silent",
             "--cache-dir",
             str(ROOT / ".mypy_cache"),
-            str(HERE / "broken_backend.py"),
+            *(str(HERE / f"{name}.py") for name in STUBS),
             str(HERE / "registry.py"),
         ]
     )
@@ -31,10 +46,13 @@ def test_mypy_strict_refuses_a_backend_with_a_wrong_signature() -> None:
     assert errors == refused, stdout  # the real gpu_operator row passes
     assert "def operator_values(cluster: Cluster) -> dict[str, Any]" in stdout, stdout  # expected
     assert "def operator_values(cluster: Cluster, pool: Pool) -> dict[str, Any]" in stdout, stdout  # got
+    for expected, got in CONFLICTS:
+        assert expected in stdout and got in stdout, stdout
 
 
 REGISTRIES = (
     "gpustack_gen/compile/backends/__init__.py",
+    "gpustack_gen/compile/node_groups/__init__.py",
     "gpustack_gen/model/backends/__init__.py",
     "gpustack_gen/verify/backends/__init__.py",
     "gpustack_gen/verify/checks/__init__.py",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..artifact import NODE_GROUP_FOLDER, NODE_GROUP_KINDS, Artifact
 from ..backends import backend_of
@@ -25,8 +25,13 @@ __all__ = ["PROVIDERS", "node_group_artifacts", "node_group_file"]
 
 class NodeGroupProvider(Protocol):
     NAME: str
-    PROVIDER_DOMAINS: tuple[str, ...]
-    NAME_LABEL: str | None
+
+    # Read-only, so that a module's one-domain tuple and its label string satisfy them.
+    @property
+    def PROVIDER_DOMAINS(self) -> tuple[str, ...]: ...
+
+    @property
+    def NAME_LABEL(self) -> str | None: ...
 
     def extra_labels(self, cluster: Cluster) -> dict[str, str]: ...
 
@@ -35,8 +40,13 @@ class NodeGroupProvider(Protocol):
     def notes(self, cluster: Cluster, pool: Pool, nodes: PoolNodes) -> tuple[str, ...]: ...
 
 
+# Each module is assigned to the protocol itself, so mypy checks its names and signatures against it.
 PROVIDERS: Mapping[str, NodeGroupProvider] = {
-    module.NAME: cast(NodeGroupProvider, module) for module in (karpenter, eksctl, gke, aks, cluster_api)
+    karpenter.NAME: karpenter,
+    eksctl.NAME: eksctl,
+    gke.NAME: gke,
+    aks.NAME: aks,
+    cluster_api.NAME: cluster_api,
 }
 
 
