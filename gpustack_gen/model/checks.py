@@ -447,10 +447,9 @@ def _report_capacity(
 
 
 def _capacity_hint(cluster: Cluster, pool: Pool, resource: str) -> str:
-    if pool.sharing.strategy in WORKLOAD_OPTIONS.values():  # pods ask for a share of memory and compute
-        if resource.endswith("/gpu"):
-            return "add nodes, raise the pool's split, or lower the workloads' replicas"
-        return "add nodes, or lower the workloads' replicas or their GPU memory and cores"
+    own = cluster.semantics.capacity_hint(pool, resource)
+    if own is not None:
+        return own
     if cluster.semantics.pods_share_request(cluster, pool):
         return (
             "each workload's claim holds its gpus devices whatever its pod count: add nodes, or run the pods of "

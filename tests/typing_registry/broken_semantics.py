@@ -24,6 +24,7 @@ STRATEGY_SUMMARIES = real.STRATEGY_SUMMARIES
 SUMMARY = real.SUMMARY
 WORKLOAD_OPTIONS = real.WORKLOAD_OPTIONS
 allocatable_per_gpu = real.allocatable_per_gpu
+capacity_hint = real.capacity_hint
 check = real.check
 check_pool = real.check_pool
 check_sharing = real.check_sharing

@@ -92,6 +92,8 @@ class BackendSemantics(Protocol):
         self, cluster: Cluster, pool: Pool, origin: PoolOrigin, strategy_path: PathKey, report: Report
     ) -> None: ...
 
+    def capacity_hint(self, pool: Pool, resource: str) -> str | None: ...  # None: the neutral hint
+
 
 # Each module is assigned to the protocol itself, so mypy checks its names and signatures against it.
 SEMANTICS: Mapping[str, BackendSemantics] = {

@@ -68,6 +68,10 @@ def resolve_workload(workload: WorkloadSpec, path: PathKey, report: Report) -> W
     return WorkloadOptions()
 
 
+def capacity_hint(pool: Pool, resource: str) -> str | None:
+    return None
+
+
 def check_pool(cluster: Cluster, pool: Pool, origin: PoolOrigin, strategy_path: PathKey, report: Report) -> None:
     """The device plugin's pool rules are every backend's (model/checks.py)."""
 

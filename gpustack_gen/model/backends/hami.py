@@ -193,6 +193,15 @@ def _gpu_memory_mib(workload: WorkloadSpec, path: PathKey, report: Report) -> in
     return quantity_mib(workload.gpu_memory)
 
 
+def capacity_hint(pool: Pool, resource: str) -> str | None:
+    """Pods ask for vGPU slots, and for a share of GPU memory and compute."""
+    if pool.sharing.strategy != "hami":
+        return None
+    if resource == RESOURCE_GPU:
+        return "add nodes, raise the pool's split, or lower the workloads' replicas"
+    return "add nodes, or lower the workloads' replicas or their GPU memory and cores"
+
+
 def check_pool(cluster: Cluster, pool: Pool, origin: PoolOrigin, strategy_path: PathKey, report: Report) -> None:
     """HAMi's isolation and its documented bypasses (web docs/faq/faq.md, docs/troubleshooting), and the
     overcommit upstream calls experimental (web docs/userguide/configure.md)."""

@@ -157,6 +157,10 @@ def resolve_workload(workload: WorkloadSpec, path: PathKey, report: Report) -> W
     return WorkloadOptions()
 
 
+def capacity_hint(pool: Pool, resource: str) -> str | None:
+    return None
+
+
 def check_pool(cluster: Cluster, pool: Pool, origin: PoolOrigin, strategy_path: PathKey, report: Report) -> None:
     """The driver's per-pool rules are checked with the cluster (:func:`check`)."""
 
