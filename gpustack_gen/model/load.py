@@ -12,6 +12,7 @@ from ..errors import FleetError, Problem, Severity
 from ..gcpause import gc_paused
 from ..yamlio.source import SourceDocument, read_source
 from . import intent
+from .backends import RANGE_HINTS
 from .checks import check_cluster, check_unused_sharing_entries
 from .fleet import Fleet
 from .resolve import Report, resolve_cluster
@@ -42,7 +43,7 @@ def _fleet_from_document(doc: SourceDocument) -> Fleet:
     try:
         spec = intent.FleetSpec.model_validate(doc.data)
     except ValidationError as exc:
-        raise FleetError(problems_from_validation_error(exc, doc, intent.FleetSpec)) from None
+        raise FleetError(problems_from_validation_error(exc, doc, intent.FleetSpec, RANGE_HINTS)) from None
     report = Report(doc)
     _check_cluster_names(spec, report)
     resolved = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -29,16 +30,10 @@ _MISSING_EXAMPLES = {
 }
 
 
-# What the HAMi fields' bounds mean, for range errors.
-_HAMI_RANGE_HINTS = {
-    "split": "split is how many pods share one GPU (HAMi's deviceSplitCount), 1 to 128",
-    "memoryScaling": "a multiple of each GPU's memory, above 0: 1 hands out what the GPU has",
-    "gpuMemoryPercent": "a percentage of each GPU's memory, 1 to 100",
-    "gpuCores": "a percentage of each GPU's compute, 1 to 100; leave it out to set none aside",
-}
-
-
-def problems_from_validation_error(error: ValidationError, doc: SourceDocument, root: type[BaseModel]) -> list[Problem]:
+def problems_from_validation_error(
+    error: ValidationError, doc: SourceDocument, root: type[BaseModel], range_hints: Mapping[str, str]
+) -> list[Problem]:
+    """``range_hints``: fleet key -> what its bounds mean, for range errors (the backends' own keys)."""
     problems: list[Problem] = []
     seen: set[tuple[PathKey, str]] = set()
     for item in error.errors(include_url=False):
@@ -49,7 +44,7 @@ def problems_from_validation_error(error: ValidationError, doc: SourceDocument, 
         if loc_key in seen:
             continue
         seen.add(loc_key)
-        problems.append(_problem(item, _strip_union_tags(path), doc, root))
+        problems.append(_problem(item, _strip_union_tags(path), doc, root, range_hints))
     return problems
 
 
@@ -58,7 +53,9 @@ def _strip_union_tags(path: tuple[Any, ...]) -> PathKey:
     return tuple(p for p in path if not (isinstance(p, str) and (p in ("int", "str") or "[" in p)))
 
 
-def _problem(item: Any, path: PathKey, doc: SourceDocument, root: type[BaseModel]) -> Problem:
+def _problem(
+    item: Any, path: PathKey, doc: SourceDocument, root: type[BaseModel], range_hints: Mapping[str, str]
+) -> Problem:
     kind: str = item["type"]
     value = item.get("input")
     message: str = item["msg"]
@@ -154,8 +151,8 @@ def _problem(item: Any, path: PathKey, doc: SourceDocument, root: type[BaseModel
             hint = "the number of nodes in the pool"
         elif len(path) >= 2 and path[-2] == "layout":
             hint = "instances of this profile per GPU; remove the profile instead of writing 0"
-        elif path and path[-1] in _HAMI_RANGE_HINTS:
-            hint = _HAMI_RANGE_HINTS[str(path[-1])]
+        elif path and path[-1] in range_hints:
+            hint = range_hints[str(path[-1])]
     elif kind in ("too_short", "string_too_short"):
         message = "must not be empty"
         if isinstance(value, list):

@@ -25,6 +25,7 @@ SUMMARY = real.SUMMARY
 WORKLOAD_OPTIONS = real.WORKLOAD_OPTIONS
 allocatable_per_gpu = real.allocatable_per_gpu
 capacity_hint = real.capacity_hint
+RANGE_HINTS = real.RANGE_HINTS
 check = real.check
 check_pool = real.check_pool
 check_sharing = real.check_sharing

@@ -58,6 +58,7 @@ class BackendSemantics(Protocol):
     OPTION_REASONS: Mapping[tuple[str, str], str]  # (option, strategy) -> why it refuses the option there
     WORKLOAD_OPTIONS: Mapping[str, str]  # a workload's fleet keys of its own -> the strategy whose pools give them
     SHARING_EXAMPLES: Mapping[str, str]  # strategy of its own -> a policy of it, for hints
+    RANGE_HINTS: Mapping[str, str]  # its own fleet key -> what its bounds mean, for range errors
     RETIRED_REFUSALS: Mapping[str, tuple[str, str]]  # strategy of its own -> why it is no retired config, a hint
 
     def resources_per_gpu(self, cluster: Cluster, pool: Pool) -> dict[str, int]: ...
@@ -128,6 +129,7 @@ SHARING_OPTIONS: Mapping[str, frozenset[str]] = {
 OPTION_REASONS: Mapping[tuple[str, str], str] = _merged([b.OPTION_REASONS for b in SEMANTICS.values()])
 WORKLOAD_OPTIONS: Mapping[str, str] = _merged([b.WORKLOAD_OPTIONS for b in SEMANTICS.values()])
 SHARING_EXAMPLES: Mapping[str, str] = _merged([b.SHARING_EXAMPLES for b in SEMANTICS.values()])
+RANGE_HINTS: Mapping[str, str] = _merged([b.RANGE_HINTS for b in SEMANTICS.values()])
 RETIRED_REFUSALS: Mapping[str, tuple[str, str]] = _merged([b.RETIRED_REFUSALS for b in SEMANTICS.values()])
 STRATEGIES: frozenset[str] = frozenset().union(*(b.STRATEGIES for b in SEMANTICS.values()))
 # The fleet schema's names: the backends in registry order, the device plugin's strategies then the backends' own.

@@ -29,6 +29,7 @@ SHARING_OPTIONS: Mapping[str, frozenset[str]] = {}  # the device plugin's option
 OPTION_REASONS: Mapping[tuple[str, str], str] = {}
 WORKLOAD_OPTIONS: Mapping[str, str] = {}
 SHARING_EXAMPLES: Mapping[str, str] = {}
+RANGE_HINTS: Mapping[str, str] = {}
 RETIRED_REFUSALS: Mapping[str, tuple[str, str]] = {}
 DEVICE_PLUGIN_LIMITS = True  # single: one profile type per node, as nvidia.com/gpu; mixed: no MPS (internal/rm)
 EXTENDED_RESOURCES = True

@@ -55,6 +55,13 @@ OPTION_REASONS: Mapping[tuple[str, str], str] = {}
 # A workload's own GPU memory and compute (fleet keys), which only pools of strategy hami give.
 WORKLOAD_OPTIONS: Mapping[str, str] = {"gpuMemory": "hami", "gpuMemoryPercent": "hami", "gpuCores": "hami"}
 SHARING_EXAMPLES: Mapping[str, str] = {"hami": "{strategy: hami, split: 4}"}
+# What the bounds of its fleet keys mean, for range errors.
+RANGE_HINTS: Mapping[str, str] = {
+    "split": "split is how many pods share one GPU (HAMi's deviceSplitCount), 1 to 128",
+    "memoryScaling": "a multiple of each GPU's memory, above 0: 1 hands out what the GPU has",
+    "gpuMemoryPercent": "a percentage of each GPU's memory, 1 to 100",
+    "gpuCores": "a percentage of each GPU's compute, 1 to 100; leave it out to set none aside",
+}
 RETIRED_REFUSALS: Mapping[str, tuple[str, str]] = {
     "hami": (
         "HAMi policies are not device-plugin configs",

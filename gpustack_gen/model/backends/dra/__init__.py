@@ -66,6 +66,7 @@ OPTION_REASONS: Mapping[tuple[str, str], str] = {
 }
 WORKLOAD_OPTIONS: Mapping[str, str] = {}
 SHARING_EXAMPLES: Mapping[str, str] = {}
+RANGE_HINTS: Mapping[str, str] = {}
 RETIRED_REFUSALS: Mapping[str, tuple[str, str]] = {}
 DEVICE_PLUGIN_LIMITS = False  # a DeviceClass per MIG profile whatever mig.strategy says; a claim's devices are distinct
 EXTENDED_RESOURCES = False  # devices are published in ResourceSlices, not in the node's allocatable
