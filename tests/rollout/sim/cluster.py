@@ -42,6 +42,15 @@ SIDECAR_BACKOFF = 300
 # pkg/polymorphichelpers/rollout_status.go:107-116). How long that takes is not measured; any delay shows it.
 OPERATOR_RECONCILE_SECONDS = 30
 TICK = 10
+# After a node upgrade that reinstalls CRI-O, a leftover oci-nvidia-hook.json from old host packages (toolkit up to
+# v1.13.x, nvidia-container-toolkit@v1.10.0 oci-nvidia-hook.json, installed to /usr/share/containers/oci/hooks.d by
+# packaging/rpm/SPECS/nvidia-container-toolkit.spec:51-52) runs for every container; with CDI off the Operator's
+# toolkit stays in CRI-O hook mode and GPU containers fail to be created (../shared/research/real-world.md §10;
+# gpu-operator.md §5 row 15: "could not load NVML library").
+LEGACY_HOOK_ERROR = (
+    "CreateContainerError: error executing hook /usr/bin/nvidia-container-toolkit (exit code: 1): "
+    "could not load NVML library"
+)
 
 
 def image_version(tag: str) -> str:
@@ -121,12 +130,17 @@ class Node:
     nvdp: Operand = field(default_factory=Operand)  # the standalone chart's plugin pod (:mod:`.standalone`)
     registration: hami.Registration = field(default_factory=hami.Registration)
     initialized: bool = False  # it has advertised a GPU since it joined (Karpenter's Initialized, node-groups.md §1)
+    create_error: str = ""  # every GPU container on the node fails to be created so (LEGACY_HOOK_ERROR)
 
 
 class Cluster:
-    def __init__(self, upstream: Path, namespace: str) -> None:
+    def __init__(
+        self, upstream: Path, namespace: str, kubernetes: str = "", container_runtime: str = "containerd"
+    ) -> None:
         self.upstream = upstream
         self.namespace = namespace
+        self.kubernetes = kubernetes  # the control plane's version
+        self.container_runtime = container_runtime
         self.now = 0.0
         self.namespaces: set[str] = {"kube-system"}
         self.configmaps: dict[str, ConfigMapHistory] = {}
@@ -341,6 +355,9 @@ class Cluster:
         pod.retry_at = None
         pod.hang = False
         pod.error = ""
+        if node.create_error:
+            pod.running, pod.config, pod.key, pod.error = False, None, None, node.create_error
+            return
         if kind == "mps" and node.labels.get(MPS_CAPABLE_LABEL) != "true":
             # The MPS daemon DaemonSet selects nvidia.com/mps.capable=true
             # (gpu-operator@v25.3.3 assets/state-mps-control-daemon/0400_daemonset.yaml:19-21).
@@ -548,13 +565,37 @@ class Cluster:
         if key != pod.key:
             pod.key, pod.config = key, parse_config(files[key]) if key else {}
 
+    # --- the Kubernetes upgrade, done outside the plan ----------------------------------------------
+
+    def upgrade_kubernetes(self, version: str) -> None:
+        """The control plane, then each node: the node upgrade drains it and reinstalls its kubelet and runtime
+        (gpustack_gen/change/rules/kubernetes_version.py), so its pods start again. On CRI-O with CDI off the
+        GPU containers then meet the legacy OCI hook (LEGACY_HOOK_ERROR); with CDI on the toolkit configures a
+        runtime handler instead (CRIO_CONFIG_MODE=config, gpu-operator@v25.3.3
+        controllers/object_controls.go:1260; nvidia-container-toolkit@v1.17.8 tools/container/runtime/crio/
+        crio.go:93-99). Nothing re-renders a Helm release: HAMi's scheduler keeps its tag (sim/hami.py)."""
+        self.kubernetes = version
+        cdi = bool(((self.spec or {}).get("cdi") or {}).get("enabled"))
+        for node in self.nodes.values():
+            for pod in self.pods:
+                if pod.node == node.name:
+                    pod.node = None  # evicted by the drain; its controller recreates it
+            if self.container_runtime == "cri-o" and self.spec is not None and not cdi:
+                node.create_error = LEGACY_HOOK_ERROR
+            if self.spec is not None:
+                for kind in ("dp", "gfd", "mps"):
+                    self.start_operand(node, kind)
+            self.hami_sync(node, restart=True)
+        self.pods = [pod for pod in self.pods if pod.node is not None or pod.controller]
+        self.settle()
+
     # --- HAMi (sim/hami.py) ---------------------------------------------------------------------
 
     def hami_upgrade(self, upstream_version: str, namespace: str, files: list[dict[str, Any]]) -> None:
         """helm upgrade --install of the HAMi chart: the device plugin rolls when the device config changes
         (its checksum annotation), not when only the per-node config does."""
         before = self.hami.device_config() if self.hami is not None else None
-        self.hami = hami.upgrade(self.upstream, upstream_version, namespace, files)
+        self.hami = hami.upgrade(self.upstream, upstream_version, namespace, files, self.kubernetes)
         for node in self.nodes.values():
             self.hami_sync(node, restart=before != self.hami.device_config())
         self.settle()

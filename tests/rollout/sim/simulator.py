@@ -80,7 +80,7 @@ class Simulation:
         assert self.old is not None
         render(new if self.adopting else old, [cluster]).write(workdir / "old-rendered")
         render(new, [cluster]).write(workdir / "rendered")
-        self.cluster = Cluster(upstream, self.new.operator.namespace)
+        self.cluster = Cluster(upstream, self.new.operator.namespace, self.old.kubernetes, self.old.container_runtime)
         self.shell = Shell(self.cluster, workdir, self.new.kube_context)
         self.shell.replicas = {f"{w.namespace}/{w.name}": w.replicas for w in self.old.workloads}
         self.report = Report()
@@ -208,6 +208,8 @@ class Simulation:
         old_pools = {self.renamed.get(p.name, p.name) for p in self.old.pools if p.nodes > 0}
         both = {p.name for p in self.new.pools if p.nodes > 0} & old_pools
         both -= set(self.replacing)
+        if self.new.kubernetes != self.old.kubernetes:
+            self._upgrade_kubernetes(both)
         for step in steps:
             self._step(step, both)
         self.cluster.advance(600)
@@ -217,6 +219,17 @@ class Simulation:
             )
         self._check_end("rendered", self.new)
         return self.report
+
+    def _upgrade_kubernetes(self, both: set[str]) -> None:
+        """The plan of a Kubernetes upgrade runs after it (its steps say so): the model upgrades the cluster
+        first, and its pools must still serve GPUs once their nodes are back."""
+        where = f"the Kubernetes upgrade {self.old.kubernetes} -> {self.new.kubernetes}"
+        self.cluster.upgrade_kubernetes(self.new.kubernetes)
+        try:
+            check_pools_advertise(self.cluster, both)
+        except SimulationError as error:
+            failed = sorted({f"{n.name}: {n.create_error}" for n in self.cluster.nodes.values() if n.create_error})
+            raise SimulationError(f"{where}: {error}{''.join(f'; {f}' for f in failed[:1])}") from None
 
     def _step(self, step: Step, both: set[str]) -> None:
         where = f"step {self.report.steps_run + 1} ({step.action.value}: {step.command_text})"
@@ -398,6 +411,14 @@ class Simulation:
         (values,) = load_documents(values_file)
         if helm.coalesce(values, release.values) != release.values:
             raise SimulationError("end: the HAMi release does not run hami-values.yaml")
+        # kube-scheduler is expected to match the API server's minor version and never to be newer
+        # (kubernetes.io/releases/version-skew-policy, as gpustack_gen/change/rules/kubernetes_version.py cites it);
+        # HAMi's chart pins it to the cluster it rendered against (sim/hami.py).
+        if release.scheduler_tag != f"v{self.cluster.kubernetes}":
+            raise SimulationError(
+                f"end: HAMi's kube-scheduler runs {release.scheduler_tag} against a v{self.cluster.kubernetes} "
+                "control plane: the release was rendered for the old cluster"
+            )
         plugin = release.values["devicePlugin"]
         for node in self.cluster.nodes.values():
             if not node.hami_plugin.running:
