@@ -41,6 +41,22 @@ SIDECAR_BACKOFF = 300
 # DaemonSet keeps its old template and ``rollout status`` passes on it (kubectl@v0.29.0
 # pkg/polymorphichelpers/rollout_status.go:107-116). How long that takes is not measured; any delay shows it.
 OPERATOR_RECONCILE_SECONDS = 30
+# The Operator's DaemonSets roll one node at a time (daemonsets.updateStrategy RollingUpdate, maxUnavailable "1":
+# gpu-operator@v25.3.3 deployments/gpu-operator/values.yaml:45-50; v26.3.3 :47-52), each pod Ready before the
+# next goes. How long a pod takes is not measured: the model gives each a time, and holds that nothing but
+# ``kubectl rollout status`` shows a rollout has ended (the ClusterPolicy's ready can pass before the DaemonSet
+# controller has acted: rollout.md §3, real-world.md §8).
+ROLL_SECONDS_PER_NODE = 30
+# The operands whose pods the model does not run one by one, and what the CDI settings render into them: the
+# toolkit's and the MIG manager's CDI_ENABLED (v25.3.3 controllers/object_controls.go:1257-1258,1833-1834; v25.10.1
+# :1280,1928-1929; v26.3.3 :1314,2045-2046: the MIG manager's on every runtime), the RuntimeClass of the MIG
+# manager, dcgm-exporter and the validator (Cluster._runtime_class). Other changes to them are not modelled.
+TIMED_DAEMONSETS = {
+    "daemonset/nvidia-container-toolkit-daemonset": "toolkit",
+    "daemonset/nvidia-mig-manager": "mig-manager",
+    "daemonset/nvidia-dcgm-exporter": "dcgm-exporter",
+    "daemonset/nvidia-operator-validator": "validator",
+}
 TICK = 10
 # After a node upgrade that reinstalls CRI-O, a leftover oci-nvidia-hook.json from old host packages (toolkit up to
 # v1.13.x, nvidia-container-toolkit@v1.10.0 oci-nvidia-hook.json, installed to /usr/share/containers/oci/hooks.d by
@@ -162,6 +178,9 @@ class Cluster:
         # pending until the Operator reconciles: (when, templates).
         self.templates: dict[str, dict[str, str]] = {}
         self.pending_templates: tuple[float, dict[str, dict[str, str]]] | None = None
+        self.rolling: dict[str, float] = {}  # a TIMED_DAEMONSETS operand -> when its rollout ends
+        self.timed: dict[str, Any] = {}  # what the CDI settings rendered into each TIMED_DAEMONSETS operand
+        self.unchecked: set[str] = set()  # rolled since the last rollout status that saw them end
 
     # --- API objects --------------------------------------------------------------------------
 
@@ -206,6 +225,25 @@ class Cluster:
             "device-plugin": {"DEVICE_LIST_STRATEGY": on_strategy if cdi else "envvar", **mig},
             "gfd": mig,
         }
+
+    def _runtime_class(self) -> bool:
+        """Whether the operands' pod templates name a RuntimeClass. Up to v25.3.x it is set on containerd only,
+        whatever CDI says (v25.3.3 controllers/object_controls.go:2425-2431); from v25.10 setRuntimeClassName
+        skips it on CRI-O with CDI off (v25.10.1 :2571-2577; v26.3.3 :2755-2761, also with the NRI plugin), for
+        GFD, the device plugin, the MPS daemon, dcgm-exporter, DCGM, the MIG manager and the validator
+        (../shared/research/real-world.md §8)."""
+        assert self.spec is not None
+        cdi = self.spec.get("cdi") or {}
+        if version_tuple(self.spec["operator"]["version"]) < (25, 10):
+            return self.container_runtime != "cri-o"
+        return not (self.container_runtime == "cri-o" and not cdi.get("enabled")) and not cdi.get("nriPluginEnabled")
+
+    def rolled_out(self, daemonset: str) -> bool:
+        """``kubectl rollout status`` on a TIMED_DAEMONSETS operand: updated = available = desired, seen."""
+        if self.now < self.rolling.get(daemonset, 0.0):
+            return False
+        self.unchecked.discard(daemonset)
+        return True
 
     def template_stale(self, daemonset: str) -> bool:
         """``daemonset`` still has the template from before the last ClusterPolicy change."""
@@ -254,6 +292,8 @@ class Cluster:
         assert self.spec is not None
         spec = self.spec
         config = spec["devicePlugin"].get("config") or {}
+        cdi = bool((spec.get("cdi") or {}).get("enabled"))
+        runtime_class = self._runtime_class()
         hashes = {
             # handleDevicePluginConfig (config name/default -> volumes, env), applyMIGConfiguration
             # (MIG_STRATEGY), transformForRuntime (CDI env): object_controls.go:2497-2612, 2466-2477.
@@ -270,10 +310,24 @@ class Cluster:
                 config.get("name"),
                 config.get("default"),
                 spec["mig"]["strategy"],
+                runtime_class,
             ),
             "mig-manager": (spec["migManager"]["version"], spec["migManager"]["config"].get("name")),
             "driver": (spec["driver"].get("enabled"), spec["driver"].get("version")),
         }
+        timed = {
+            "toolkit": (spec["toolkit"].get("enabled"), cdi),
+            "mig-manager": (cdi, runtime_class),
+            "dcgm-exporter": (runtime_class,),
+            "validator": (runtime_class,),
+        }
+        if self.timed:
+            for name, key in TIMED_DAEMONSETS.items():
+                if self.timed[key] != timed[key]:
+                    pods = [n for n in self.nodes.values() if key != "mig-manager" or n.facts.mig_capable]
+                    self.rolling[name] = self.now + ROLL_SECONDS_PER_NODE * len(pods)
+                    self.unchecked.add(name)
+        self.timed = timed
         old = self.hashes
         self.hashes = hashes
         for node in self.nodes.values():

@@ -19,7 +19,7 @@ from gpustack_gen.helm_values import dropped_keys
 from gpustack_gen.validate.operator_keys import VALUES_KEYS
 
 from . import drain, helm, listing, standalone
-from .cluster import Cluster, SimulationError, WorkloadPod
+from .cluster import TIMED_DAEMONSETS, Cluster, SimulationError, WorkloadPod
 from .gitops import Controllers
 from .listing import expand, selector_matches
 
@@ -340,7 +340,9 @@ class Shell:
         if resource in TEMPLATES and self.cluster.template_stale(TEMPLATES[resource]):
             # kubectl reports success on the old template; a plan that moves on has checked nothing.
             raise SimulationError(f"rollout status {resource} passed on the template the Operator has not re-rendered")
-        return self.cluster.spec is not None  # the Operator, mig-manager and toolkit roll with the install
+        if resource in TIMED_DAEMONSETS:
+            return self.cluster.spec is not None and self.cluster.rolled_out(resource)
+        return self.cluster.spec is not None  # the Operator rolls with the install
 
     def _until(self, done: Any, timeout: int, what: str) -> None:
         waited = 0

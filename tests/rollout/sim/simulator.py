@@ -33,6 +33,7 @@ from gpustack_gen.workdir import Paths
 from . import adoption, autoscaler, extras, helm
 from .cluster import (
     DP_LABEL,
+    DRIVER_STATE_LABEL,
     MIG_LABEL,
     MIG_STATE_LABEL,
     Cluster,
@@ -193,6 +194,7 @@ class Simulation:
 
     def run(self, steps: Sequence[Step] | None = None) -> Report:
         self.bootstrap()
+        self.cluster.unchecked.clear()  # the install has settled: the change's plan answers for what it rolls
         self.growing = dict(self.scaled)
         self.shell.replicas = {f"{w.namespace}/{w.name}": w.replicas for w in self.new.workloads}
         self.shell.repositories = {}  # the plan may run on a fresh machine, not where the cluster was installed
@@ -212,6 +214,7 @@ class Simulation:
             self._upgrade_kubernetes(both)
         for step in steps:
             self._step(step, both)
+        self._check_finished()
         self.cluster.advance(600)
         if self.joining or self.replacing or self.growing:
             raise SimulationError(
@@ -219,6 +222,26 @@ class Simulation:
             )
         self._check_end("rendered", self.new)
         return self.report
+
+    def _check_finished(self) -> None:
+        """Each step's check shows it finished: once the last has passed, nothing the plan set off is still going."""
+        if self.cluster.unchecked:
+            unchecked = ", ".join(sorted(self.cluster.unchecked))
+            raise SimulationError(f"end of the plan: no check saw the rollout of {unchecked} end")
+        spec = self.cluster.spec
+        if (
+            spec is not None
+            and spec["driver"].get("enabled", True)
+            and spec["driver"].get("upgradePolicy", {}).get("autoUpgrade", True)
+        ):
+            wanted = self.cluster.driver_labels()
+            for node in self.cluster.nodes.values():
+                state = node.labels.get(DRIVER_STATE_LABEL)
+                if state != "upgrade-done" or any(node.labels.get(k) != v for k, v in wanted.items()):
+                    raise SimulationError(
+                        f"end of the plan: {node.name} has not loaded driver {spec['driver'].get('version')} "
+                        f"({DRIVER_STATE_LABEL}={state}): no check waited for the driver upgrade"
+                    )
 
     def _upgrade_kubernetes(self, both: set[str]) -> None:
         """The plan of a Kubernetes upgrade runs after it (its steps say so): the model upgrades the cluster
