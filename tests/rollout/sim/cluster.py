@@ -6,6 +6,7 @@ Times are seconds; the controllers act on the clock the shell advances (``sleep`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -179,6 +180,7 @@ class Cluster:
         self.templates: dict[str, dict[str, str]] = {}
         self.pending_templates: tuple[float, dict[str, dict[str, str]]] | None = None
         self.rolling: dict[str, float] = {}  # a TIMED_DAEMONSETS operand -> when its rollout ends
+        self.tickers: list[Callable[[], None]] = []  # controllers outside the cluster, on its clock
         self.timed: dict[str, Any] = {}  # what the CDI settings rendered into each TIMED_DAEMONSETS operand
         self.unchecked: set[str] = set()  # rolled since the last rollout status that saw them end
 
@@ -807,6 +809,8 @@ class Cluster:
                     break
 
     def settle(self) -> None:
+        for ticker in self.tickers:
+            ticker()
         if self.pending_templates is not None and self.now >= self.pending_templates[0]:
             # The Operator re-renders the DaemonSets now: the operands roll from here.
             self.templates = self.pending_templates[1]
