@@ -16,7 +16,7 @@ or HelmRelease lands (research real-world.md §2).
   Application's ``status.sync.status`` and ``status.health.status`` still say what the controller last wrote, so a
   jsonpath wait on them passes on the old values; ``kubectl wait --for=condition=Ready`` on a HelmRelease does not,
   as it skips a condition whose observedGeneration is below the object's generation
-  (kubernetes/kubectl@v0.29.0 pkg/cmd/wait/wait.go, ConditionalWait.checkCondition and getObservedGeneration).
+  (kubernetes/kubectl@v0.29.0 pkg/cmd/wait/wait.go:562-591,613-620).
 """
 
 from __future__ import annotations

@@ -434,9 +434,10 @@ class Simulation:
         (values,) = load_documents(values_file)
         if helm.coalesce(values, release.values) != release.values:
             raise SimulationError("end: the HAMi release does not run hami-values.yaml")
-        # kube-scheduler is expected to match the API server's minor version and never to be newer
-        # (kubernetes.io/releases/version-skew-policy, as gpustack_gen/change/rules/kubernetes_version.py cites it);
-        # HAMi's chart pins it to the cluster it rendered against (sim/hami.py).
+        # kube-scheduler "must not be newer than" the API server and is "expected to match" its minor version, one
+        # older being allowed only "to allow live upgrades" (kubernetes/website content/en/releases/
+        # version-skew-policy.md, kube-scheduler section): once the plan is done it matches. HAMi's chart pins it to
+        # the cluster it rendered against (sim/hami.py).
         if release.scheduler_tag != f"v{self.cluster.kubernetes}":
             raise SimulationError(
                 f"end: HAMi's kube-scheduler runs {release.scheduler_tag} against a v{self.cluster.kubernetes} "
