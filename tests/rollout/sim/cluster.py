@@ -625,9 +625,9 @@ class Cluster:
 
     def upgrade_kubernetes(self, version: str) -> None:
         """The control plane, then each node: the node upgrade drains it and reinstalls its kubelet and runtime
-        (gpustack_gen/change/rules/kubernetes_version.py), so its pods start again. On CRI-O with CDI off the
-        GPU containers then meet the legacy OCI hook (LEGACY_HOOK_ERROR); with CDI on the toolkit configures a
-        runtime handler instead (CRIO_CONFIG_MODE=config, gpu-operator@v25.3.3
+        (research real-world.md §10; gpu-operator.md §5 row 15, CRI-O + K8s 1.28), so its pods start again. On
+        CRI-O with CDI off the GPU containers then meet the legacy OCI hook (LEGACY_HOOK_ERROR); with CDI on the
+        toolkit configures a runtime handler instead (CRIO_CONFIG_MODE=config, gpu-operator@v25.3.3
         controllers/object_controls.go:1260; nvidia-container-toolkit@v1.17.8 tools/container/runtime/crio/
         crio.go:93-99). Nothing re-renders a Helm release: HAMi's scheduler keeps its tag (sim/hami.py)."""
         self.kubernetes = version
