@@ -11,7 +11,13 @@ change's plan runs. Invariants:
 3. every step's command succeeds and its check passes;
 4. at the end: MIG nodes are ``success``, each pool's nodes advertise what the new capacity.yaml says,
    each workload runs the new fragment and asks only for resources a node of its pool advertises, the
-   operands run the new chart's images and the ClusterPolicy holds the new settings.
+   operands run the new chart's images, the ClusterPolicy holds the new settings and HAMi's kube-scheduler
+   matches the control plane;
+5. once the last step's check has passed (before the model lets time run on): every operand rollout the plan
+   set off was seen to end by a ``rollout status``, and the driver upgrade has reached every node.
+
+A change of the cluster's Kubernetes version is done outside the plan, before it (the plan's steps say they run
+after it): the model upgrades the cluster first (``Cluster.upgrade_kubernetes``).
 """
 
 from __future__ import annotations
