@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sim.gitops import REACTION_SECONDS
 from sim.scripts import script
 from sim.simulator import Simulation
 
@@ -20,7 +21,8 @@ KINDS = ("argocd-mig-strategy", "flux-mig-strategy")
 
 
 class Recording(Simulation):
-    """Records the MIG strategy the ClusterPolicy holds after each step, by the step's action."""
+    """Records the MIG strategy the ClusterPolicy holds after each step, by the step's action, once the controllers
+    have handled what the step queued: a person takes at least that long to the next step."""
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
@@ -32,6 +34,7 @@ class Recording(Simulation):
 
     def _step(self, step: Step, both: set[str]) -> None:
         super()._step(step, both)
+        self.cluster.advance(REACTION_SECONDS)
         spec = self.cluster.spec or {}
         self.strategies.append((step.action.value, spec.get("mig", {}).get("strategy")))
 

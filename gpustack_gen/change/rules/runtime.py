@@ -1,8 +1,9 @@
 """CDI, NRI or toolkit settings change: the toolkit reconfigures the container runtime on every GPU node.
 
 What else rolls when ``cdi.enabled`` flips (gpu-operator ``controllers/object_controls.go`` of each tag,
-../shared/research/real-world.md §8): the device plugin (its device-list strategy) everywhere; on CRI-O,
-v25.3.x also the MIG manager (v25.3.3 ``:1833-1838``), and from v25.10 every operand that calls
+../shared/research/real-world.md §8): the device plugin (its device-list strategy) and the MIG manager (its
+``CDI_ENABLED``, on every runtime: v25.3.3 ``:1833-1838``, v25.10.1 ``:1928-1929``, v26.3.3 ``:2045-2046``)
+everywhere; on CRI-O from v25.10 also every operand that calls
 ``setRuntimeClassName``, which on CRI-O sets the class only with CDI on (v25.10.1 ``:2571-2577``, v26.3.3
 ``:2755-2761``, v26.7.0 ``:2747-2753``): GFD, the device plugin, the MPS daemon, the DCGM exporter, the MIG
 manager and the validator (DCGM too, where enabled). Turning CDI off deletes the ``nvidia-cdi`` and
@@ -57,7 +58,7 @@ def _cdi_rolls(change: ClusterChange, plugin: bool) -> tuple[str, ...]:
     if new.container_runtime == "cri-o" and release.at_least("v25.10.0"):
         rolled += [GFD_DAEMONSET, *([MPS_DAEMONSET] if plugin else []), DCGM_EXPORTER_DAEMONSET]
         rolled += [MIG_MANAGER_DAEMONSET, VALIDATOR_DAEMONSET]
-    elif new.container_runtime == "cri-o":
+    else:
         rolled.append(MIG_MANAGER_DAEMONSET)
     return tuple(rolled)
 

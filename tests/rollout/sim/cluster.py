@@ -6,6 +6,7 @@ Times are seconds; the controllers act on the clock the shell advances (``sleep`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,32 @@ SIDECAR_BACKOFF = 300
 # DaemonSet keeps its old template and ``rollout status`` passes on it (kubectl@v0.29.0
 # pkg/polymorphichelpers/rollout_status.go:107-116). How long that takes is not measured; any delay shows it.
 OPERATOR_RECONCILE_SECONDS = 30
+# The Operator's DaemonSets roll one node at a time (daemonsets.updateStrategy RollingUpdate, maxUnavailable "1":
+# gpu-operator@v25.3.3 deployments/gpu-operator/values.yaml:45-50; v26.3.3 :47-52), each pod Ready before the
+# next goes. How long a pod takes is not measured: the model gives each a time, and holds that nothing but
+# ``kubectl rollout status`` shows a rollout has ended (the ClusterPolicy's ready can pass before the DaemonSet
+# controller has acted: rollout.md §3, real-world.md §8).
+ROLL_SECONDS_PER_NODE = 30
+# The operands whose pods the model does not run one by one, and what the CDI settings render into them: the
+# toolkit's and the MIG manager's CDI_ENABLED (v25.3.3 controllers/object_controls.go:1257-1258,1833-1834; v25.10.1
+# :1280,1928-1929; v26.3.3 :1314,2045-2046: the MIG manager's on every runtime), the RuntimeClass of the MIG
+# manager, dcgm-exporter and the validator (Cluster._runtime_class). Other changes to them are not modelled.
+TIMED_DAEMONSETS = {
+    "daemonset/nvidia-container-toolkit-daemonset": "toolkit",
+    "daemonset/nvidia-mig-manager": "mig-manager",
+    "daemonset/nvidia-dcgm-exporter": "dcgm-exporter",
+    "daemonset/nvidia-operator-validator": "validator",
+}
 TICK = 10
+# After a node upgrade that reinstalls CRI-O, a leftover oci-nvidia-hook.json from old host packages (toolkit up to
+# v1.13.x, nvidia-container-toolkit@v1.10.0 oci-nvidia-hook.json, installed to /usr/share/containers/oci/hooks.d by
+# packaging/rpm/SPECS/nvidia-container-toolkit.spec:51-52) runs for every container; with CDI off the Operator's
+# toolkit stays in CRI-O hook mode and GPU containers fail to be created (../shared/research/real-world.md §10;
+# gpu-operator.md §5 row 15: "could not load NVML library").
+LEGACY_HOOK_ERROR = (
+    "CreateContainerError: error executing hook /usr/bin/nvidia-container-toolkit (exit code: 1): "
+    "could not load NVML library"
+)
 
 
 def image_version(tag: str) -> str:
@@ -121,12 +147,17 @@ class Node:
     nvdp: Operand = field(default_factory=Operand)  # the standalone chart's plugin pod (:mod:`.standalone`)
     registration: hami.Registration = field(default_factory=hami.Registration)
     initialized: bool = False  # it has advertised a GPU since it joined (Karpenter's Initialized, node-groups.md §1)
+    create_error: str = ""  # every GPU container on the node fails to be created so (LEGACY_HOOK_ERROR)
 
 
 class Cluster:
-    def __init__(self, upstream: Path, namespace: str) -> None:
+    def __init__(
+        self, upstream: Path, namespace: str, kubernetes: str = "", container_runtime: str = "containerd"
+    ) -> None:
         self.upstream = upstream
         self.namespace = namespace
+        self.kubernetes = kubernetes  # the control plane's version
+        self.container_runtime = container_runtime
         self.now = 0.0
         self.namespaces: set[str] = {"kube-system"}
         self.configmaps: dict[str, ConfigMapHistory] = {}
@@ -148,6 +179,10 @@ class Cluster:
         # pending until the Operator reconciles: (when, templates).
         self.templates: dict[str, dict[str, str]] = {}
         self.pending_templates: tuple[float, dict[str, dict[str, str]]] | None = None
+        self.rolling: dict[str, float] = {}  # a TIMED_DAEMONSETS operand -> when its rollout ends
+        self.tickers: list[Callable[[], None]] = []  # controllers outside the cluster, on its clock
+        self.timed: dict[str, Any] = {}  # what the CDI settings rendered into each TIMED_DAEMONSETS operand
+        self.unchecked: set[str] = set()  # rolled since the last rollout status that saw them end
 
     # --- API objects --------------------------------------------------------------------------
 
@@ -192,6 +227,25 @@ class Cluster:
             "device-plugin": {"DEVICE_LIST_STRATEGY": on_strategy if cdi else "envvar", **mig},
             "gfd": mig,
         }
+
+    def _runtime_class(self) -> bool:
+        """Whether the operands' pod templates name a RuntimeClass. Up to v25.3.x it is set on containerd only,
+        whatever CDI says (v25.3.3 controllers/object_controls.go:2425-2431); from v25.10 setRuntimeClassName
+        skips it on CRI-O with CDI off (v25.10.1 :2571-2577; v26.3.3 :2755-2761, also with the NRI plugin), for
+        GFD, the device plugin, the MPS daemon, dcgm-exporter, DCGM, the MIG manager and the validator
+        (../shared/research/real-world.md §8)."""
+        assert self.spec is not None
+        cdi = self.spec.get("cdi") or {}
+        if version_tuple(self.spec["operator"]["version"]) < (25, 10):
+            return self.container_runtime != "cri-o"
+        return not (self.container_runtime == "cri-o" and not cdi.get("enabled")) and not cdi.get("nriPluginEnabled")
+
+    def rolled_out(self, daemonset: str) -> bool:
+        """``kubectl rollout status`` on a TIMED_DAEMONSETS operand: updated = available = desired, seen."""
+        if self.now < self.rolling.get(daemonset, 0.0):
+            return False
+        self.unchecked.discard(daemonset)
+        return True
 
     def template_stale(self, daemonset: str) -> bool:
         """``daemonset`` still has the template from before the last ClusterPolicy change."""
@@ -240,6 +294,8 @@ class Cluster:
         assert self.spec is not None
         spec = self.spec
         config = spec["devicePlugin"].get("config") or {}
+        cdi = bool((spec.get("cdi") or {}).get("enabled"))
+        runtime_class = self._runtime_class()
         hashes = {
             # handleDevicePluginConfig (config name/default -> volumes, env), applyMIGConfiguration
             # (MIG_STRATEGY), transformForRuntime (CDI env): object_controls.go:2497-2612, 2466-2477.
@@ -256,10 +312,24 @@ class Cluster:
                 config.get("name"),
                 config.get("default"),
                 spec["mig"]["strategy"],
+                runtime_class,
             ),
             "mig-manager": (spec["migManager"]["version"], spec["migManager"]["config"].get("name")),
             "driver": (spec["driver"].get("enabled"), spec["driver"].get("version")),
         }
+        timed = {
+            "toolkit": (spec["toolkit"].get("enabled"), cdi),
+            "mig-manager": (cdi, runtime_class),
+            "dcgm-exporter": (runtime_class,),
+            "validator": (runtime_class,),
+        }
+        if self.timed:
+            for name, key in TIMED_DAEMONSETS.items():
+                if self.timed[key] != timed[key]:
+                    pods = [n for n in self.nodes.values() if key != "mig-manager" or n.facts.mig_capable]
+                    self.rolling[name] = self.now + ROLL_SECONDS_PER_NODE * len(pods)
+                    self.unchecked.add(name)
+        self.timed = timed
         old = self.hashes
         self.hashes = hashes
         for node in self.nodes.values():
@@ -341,6 +411,9 @@ class Cluster:
         pod.retry_at = None
         pod.hang = False
         pod.error = ""
+        if node.create_error:
+            pod.running, pod.config, pod.key, pod.error = False, None, None, node.create_error
+            return
         if kind == "mps" and node.labels.get(MPS_CAPABLE_LABEL) != "true":
             # The MPS daemon DaemonSet selects nvidia.com/mps.capable=true
             # (gpu-operator@v25.3.3 assets/state-mps-control-daemon/0400_daemonset.yaml:19-21).
@@ -548,13 +621,37 @@ class Cluster:
         if key != pod.key:
             pod.key, pod.config = key, parse_config(files[key]) if key else {}
 
+    # --- the Kubernetes upgrade, done outside the plan ----------------------------------------------
+
+    def upgrade_kubernetes(self, version: str) -> None:
+        """The control plane, then each node: the node upgrade drains it and reinstalls its kubelet and runtime
+        (research real-world.md §10; gpu-operator.md §5 row 15, CRI-O + K8s 1.28), so its pods start again. On
+        CRI-O with CDI off the GPU containers then meet the legacy OCI hook (LEGACY_HOOK_ERROR); with CDI on the
+        toolkit configures a runtime handler instead (CRIO_CONFIG_MODE=config, gpu-operator@v25.3.3
+        controllers/object_controls.go:1260; nvidia-container-toolkit@v1.17.8 tools/container/runtime/crio/
+        crio.go:93-99). Nothing re-renders a Helm release: HAMi's scheduler keeps its tag (sim/hami.py)."""
+        self.kubernetes = version
+        cdi = bool(((self.spec or {}).get("cdi") or {}).get("enabled"))
+        for node in self.nodes.values():
+            for pod in self.pods:
+                if pod.node == node.name:
+                    pod.node = None  # evicted by the drain; its controller recreates it
+            if self.container_runtime == "cri-o" and self.spec is not None and not cdi:
+                node.create_error = LEGACY_HOOK_ERROR
+            if self.spec is not None:
+                for kind in ("dp", "gfd", "mps"):
+                    self.start_operand(node, kind)
+            self.hami_sync(node, restart=True)
+        self.pods = [pod for pod in self.pods if pod.node is not None or pod.controller]
+        self.settle()
+
     # --- HAMi (sim/hami.py) ---------------------------------------------------------------------
 
     def hami_upgrade(self, upstream_version: str, namespace: str, files: list[dict[str, Any]]) -> None:
         """helm upgrade --install of the HAMi chart: the device plugin rolls when the device config changes
         (its checksum annotation), not when only the per-node config does."""
         before = self.hami.device_config() if self.hami is not None else None
-        self.hami = hami.upgrade(self.upstream, upstream_version, namespace, files)
+        self.hami = hami.upgrade(self.upstream, upstream_version, namespace, files, self.kubernetes)
         for node in self.nodes.values():
             self.hami_sync(node, restart=before != self.hami.device_config())
         self.settle()
@@ -712,6 +809,8 @@ class Cluster:
                     break
 
     def settle(self) -> None:
+        for ticker in self.tickers:
+            ticker()
         if self.pending_templates is not None and self.now >= self.pending_templates[0]:
             # The Operator re-renders the DaemonSets now: the operands roll from here.
             self.templates = self.pending_templates[1]

@@ -11,6 +11,12 @@ or HelmRelease lands (research real-world.md §2).
   internal/controller/helmrelease_manager.go:126-136) with its own values and ResetValues
   (internal/action/upgrade.go:110-111); a release upgraded by hand is "Unmanaged" and upgraded back
   (internal/reconcile/state.go:114-125).
+* Neither acts while ``kubectl apply`` returns: the change is queued and handled seconds later (research
+  real-world.md §2, "starts the chart sync seconds later, while the runbook goes on"). Until then the
+  Application's ``status.sync.status`` and ``status.health.status`` still say what the controller last wrote, so a
+  jsonpath wait on them passes on the old values; ``kubectl wait --for=condition=Ready`` on a HelmRelease does not,
+  as it skips a condition whose observedGeneration is below the object's generation
+  (kubernetes/kubectl@v0.29.0 pkg/cmd/wait/wait.go:562-591,613-620).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from typing import Any
 from .cluster import Cluster, SimulationError
 
 OPERATOR_CHART = "gpu-operator"
+REACTION_SECONDS = 5  # from the apply to the controller handling the queued change (not measured)
 
 
 @dataclass
@@ -28,26 +35,34 @@ class Controllers:
     cluster: Cluster
     owner: str | None = None  # "argocd" | "flux" once one delivers the Operator's chart
     applications: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> spec
-    synced: set[str] = field(default_factory=set)  # Applications / HelmReleases synced at their current spec
+    synced: set[str] = field(default_factory=set)  # what the status says: synced (Argo CD) or Ready (Flux)
+    kinds: dict[str, str] = field(default_factory=dict)  # name -> Application | HelmRelease
+    queued: dict[str, float] = field(default_factory=dict)  # name -> when the controller handles its change
 
     def apply(self, document: dict[str, Any]) -> None:
         kind, name, spec = document["kind"], document["metadata"]["name"], document["spec"]
         if kind in ("HelmRepository", "OCIRepository"):
             return  # a source: nothing runs until a HelmRelease uses it
-        if kind == "Application":
-            changed = self.applications.get(name) != spec
+        if kind not in ("Application", "HelmRelease"):
+            raise SimulationError(f"the model has no controller for {kind}")
+        if self.applications.get(name) != spec:  # a new generation, handled when the queue gets to it
             self.applications[name] = spec
-            if changed:
-                self.synced.discard(name)
-            if "automated" in spec.get("syncPolicy", {}):
-                self.sync_application(name)
-            return
-        if kind == "HelmRelease":
-            if self.applications.get(name) != spec:  # a new generation: reconcile now
-                self.applications[name] = spec
+            self.kinds[name] = kind
+            self.queued[name] = self.cluster.now + REACTION_SECONDS
+
+    def step(self) -> None:
+        """The controllers handle the changes whose time has come (the cluster's clock calls this)."""
+        for name, due in sorted(self.queued.items()):
+            if self.cluster.now < due:
+                continue
+            del self.queued[name]
+            spec = self.applications[name]
+            if self.kinds[name] == "HelmRelease":
                 self._deliver("flux", name, spec.get("chart", {}).get("spec", {}).get("chart"), spec)
-            return
-        raise SimulationError(f"the model has no controller for {kind}")
+            elif "automated" in spec.get("syncPolicy", {}):
+                self.sync_application(name)
+            else:
+                self.synced.discard(name)  # the refresh finds it OutOfSync; a manual sync follows
 
     def sync_application(self, name: str) -> None:
         if name not in self.applications:
@@ -84,5 +99,19 @@ class Controllers:
                 version = spec["chart"]["spec"]["version"]
                 self.cluster.helm_upgrade(version, [spec["values"]], reuse=False, openapi_checked=False)
 
-    def is_synced(self, name: str) -> bool:
+    def status_synced(self, name: str) -> bool:
+        """What the Application's or HelmRelease's status says, however old."""
         return name in self.synced
+
+    def ready_at_generation(self, name: str) -> bool:
+        """``kubectl wait --for=condition=Ready``: Ready, at the current generation."""
+        return name in self.synced and name not in self.queued
+
+    def operator_queued(self) -> str | None:
+        """The kind of the queued change that carries new values of the Operator's chart, if any."""
+        for name in self.queued:
+            spec = self.applications[name]
+            chart = spec.get("source", {}).get("chart") or spec.get("chart", {}).get("spec", {}).get("chart")
+            if chart == OPERATOR_CHART:
+                return self.kinds[name]
+        return None

@@ -13,7 +13,12 @@ Citations as in ``../shared/research/hami.md`` (``hami@v2.10.0 path``, ``web pat
   (web docs/troubleshooting/troubleshooting.md, Problem 1);
 * a pod's ``nvidia.com/gpu`` counts physical GPUs; ``gpumem`` is MiB per GPU, ``gpumem-percentage`` a
   share, ``gpucores`` a percentage; no memory request means all of it, and then no cores means 100
-  (exclusive); cores 100 need an unused GPU (§3; device.go Fit, defaultExclusiveCoreIfNeeded).
+  (exclusive); cores 100 need an unused GPU (§3; device.go Fit, defaultExclusiveCoreIfNeeded);
+* its kube-scheduler image is tagged, unless ``scheduler.kubeScheduler.image.tag`` is set, with
+  ``.Capabilities.KubeVersion.Version`` (charts/hami/values.yaml:86,94-97, templates/_helpers.tpl:100-118),
+  which Helm reads from the live cluster on install and upgrade (helm@v3.21.4 pkg/action/install.go:272-277;
+  ../shared/research/real-world.md §12): a Kubernetes upgrade leaves it at the old version until the
+  release is upgraded again.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ class Release:
     version: str
     namespace: str
     values: dict[str, Any]
+    scheduler_tag: str  # the kube-scheduler image tag rendered into the Deployment
 
     @property
     def selector(self) -> dict[str, str]:
@@ -68,11 +74,14 @@ class Release:
         return merged
 
 
-def upgrade(upstream: Path, version: str, namespace: str, files: list[dict[str, Any]]) -> Release:
+def upgrade(upstream: Path, version: str, namespace: str, files: list[dict[str, Any]], kubernetes: str) -> Release:
+    """``kubernetes``: the live cluster's version, which Helm renders as ``.Capabilities.KubeVersion``."""
     user: dict[str, Any] = {}
     for document in files:
         user = helm.coalesce(document, user)
-    return Release(version, namespace, helm.coalesce(user, chart_values(upstream, version)))
+    values = helm.coalesce(user, chart_values(upstream, version))
+    tag = values["scheduler"]["kubeScheduler"]["image"].get("tag") or f"v{kubernetes}"
+    return Release(version, namespace, values, str(tag))
 
 
 @dataclass

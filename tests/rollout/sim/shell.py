@@ -19,7 +19,7 @@ from gpustack_gen.helm_values import dropped_keys
 from gpustack_gen.validate.operator_keys import VALUES_KEYS
 
 from . import drain, helm, listing, standalone
-from .cluster import Cluster, SimulationError, WorkloadPod
+from .cluster import TIMED_DAEMONSETS, Cluster, SimulationError, WorkloadPod
 from .gitops import Controllers
 from .listing import expand, selector_matches
 
@@ -55,6 +55,7 @@ class Shell:
         self.cwd = cwd
         self.context = context  # the kube context that reaches ``cluster``
         self.controllers = Controllers(cluster)  # Argo CD and Flux, once their objects land
+        cluster.tickers.append(self.controllers.step)
         self.workloads: dict[str, dict[str, Any]] = {}  # namespace/name -> last applied fragment
         self.replicas: dict[str, int] = {}  # namespace/name -> pods, as the fleet being rolled out says
         self.repositories: dict[str, str] = {}  # `helm repo add` name -> URL: none on a fresh machine
@@ -317,6 +318,12 @@ class Shell:
         self._until(lambda: self._rolled_out(resource, kinds), timeout, f"rollout status {resource}")
 
     def _rolled_out(self, resource: str, kinds: dict[str, str]) -> bool:
+        queued = self.controllers.operator_queued()
+        if queued is not None and resource.startswith("daemonset/"):
+            # The DaemonSet still has the template from before the commit: rollout status passes on it.
+            raise SimulationError(
+                f"rollout status {resource} passed before the {queued}'s controller synced the new values"
+            )
         release = self.cluster.standalone
         if release is not None and resource == f"daemonset/{release.daemonset}":
             if release.on_delete:
@@ -340,7 +347,9 @@ class Shell:
         if resource in TEMPLATES and self.cluster.template_stale(TEMPLATES[resource]):
             # kubectl reports success on the old template; a plan that moves on has checked nothing.
             raise SimulationError(f"rollout status {resource} passed on the template the Operator has not re-rendered")
-        return self.cluster.spec is not None  # the Operator, mig-manager and toolkit roll with the install
+        if resource in TIMED_DAEMONSETS:
+            return self.cluster.spec is not None and self.cluster.rolled_out(resource)
+        return self.cluster.spec is not None  # the Operator rolls with the install
 
     def _until(self, done: Any, timeout: int, what: str) -> None:
         waited = 0
@@ -382,7 +391,12 @@ class Shell:
             return
         if words[2].startswith(("applications.argoproj.io/", "helmreleases.helm.toolkit.fluxcd.io/")):
             name = words[2].split("/", 1)[1]
-            self._until(lambda: self.controllers.is_synced(name) and self._policy_ready(), timeout, f"{name} synced")
+            synced = (
+                self.controllers.ready_at_generation
+                if condition == "condition=Ready"
+                else self.controllers.status_synced
+            )
+            self._until(lambda: synced(name) and self._policy_ready(), timeout, f"{name} synced")
             return
         path, expected = _jsonpath_condition(condition)
         env = re.fullmatch(r'\.spec\.template\.spec\.containers\[\*\]\.env\[\?\(@\.name=="(\w+)"\)\]\.value', path)

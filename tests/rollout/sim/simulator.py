@@ -11,7 +11,13 @@ change's plan runs. Invariants:
 3. every step's command succeeds and its check passes;
 4. at the end: MIG nodes are ``success``, each pool's nodes advertise what the new capacity.yaml says,
    each workload runs the new fragment and asks only for resources a node of its pool advertises, the
-   operands run the new chart's images and the ClusterPolicy holds the new settings.
+   operands run the new chart's images, the ClusterPolicy holds the new settings and HAMi's kube-scheduler
+   matches the control plane;
+5. once the last step's check has passed (before the model lets time run on): every operand rollout the plan
+   set off was seen to end by a ``rollout status``, and the driver upgrade has reached every node.
+
+A change of the cluster's Kubernetes version is done outside the plan, before it (the plan's steps say they run
+after it): the model upgrades the cluster first (``Cluster.upgrade_kubernetes``).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from gpustack_gen.workdir import Paths
 from . import adoption, autoscaler, extras, helm
 from .cluster import (
     DP_LABEL,
+    DRIVER_STATE_LABEL,
     MIG_LABEL,
     MIG_STATE_LABEL,
     Cluster,
@@ -80,7 +87,7 @@ class Simulation:
         assert self.old is not None
         render(new if self.adopting else old, [cluster]).write(workdir / "old-rendered")
         render(new, [cluster]).write(workdir / "rendered")
-        self.cluster = Cluster(upstream, self.new.operator.namespace)
+        self.cluster = Cluster(upstream, self.new.operator.namespace, self.old.kubernetes, self.old.container_runtime)
         self.shell = Shell(self.cluster, workdir, self.new.kube_context)
         self.shell.replicas = {f"{w.namespace}/{w.name}": w.replicas for w in self.old.workloads}
         self.report = Report()
@@ -193,6 +200,7 @@ class Simulation:
 
     def run(self, steps: Sequence[Step] | None = None) -> Report:
         self.bootstrap()
+        self.cluster.unchecked.clear()  # the install has settled: the change's plan answers for what it rolls
         self.growing = dict(self.scaled)
         self.shell.replicas = {f"{w.namespace}/{w.name}": w.replicas for w in self.new.workloads}
         self.shell.repositories = {}  # the plan may run on a fresh machine, not where the cluster was installed
@@ -208,8 +216,11 @@ class Simulation:
         old_pools = {self.renamed.get(p.name, p.name) for p in self.old.pools if p.nodes > 0}
         both = {p.name for p in self.new.pools if p.nodes > 0} & old_pools
         both -= set(self.replacing)
+        if self.new.kubernetes != self.old.kubernetes:
+            self._upgrade_kubernetes(both)
         for step in steps:
             self._step(step, both)
+        self._check_finished()
         self.cluster.advance(600)
         if self.joining or self.replacing or self.growing:
             raise SimulationError(
@@ -217,6 +228,37 @@ class Simulation:
             )
         self._check_end("rendered", self.new)
         return self.report
+
+    def _check_finished(self) -> None:
+        """Each step's check shows it finished: once the last has passed, nothing the plan set off is still going."""
+        if self.cluster.unchecked:
+            unchecked = ", ".join(sorted(self.cluster.unchecked))
+            raise SimulationError(f"end of the plan: no check saw the rollout of {unchecked} end")
+        spec = self.cluster.spec
+        if (
+            spec is not None
+            and spec["driver"].get("enabled", True)
+            and spec["driver"].get("upgradePolicy", {}).get("autoUpgrade", True)
+        ):
+            wanted = self.cluster.driver_labels()
+            for node in self.cluster.nodes.values():
+                state = node.labels.get(DRIVER_STATE_LABEL)
+                if state != "upgrade-done" or any(node.labels.get(k) != v for k, v in wanted.items()):
+                    raise SimulationError(
+                        f"end of the plan: {node.name} has not loaded driver {spec['driver'].get('version')} "
+                        f"({DRIVER_STATE_LABEL}={state}): no check waited for the driver upgrade"
+                    )
+
+    def _upgrade_kubernetes(self, both: set[str]) -> None:
+        """The plan of a Kubernetes upgrade runs after it (its steps say so): the model upgrades the cluster
+        first, and its pools must still serve GPUs once their nodes are back."""
+        where = f"the Kubernetes upgrade {self.old.kubernetes} -> {self.new.kubernetes}"
+        self.cluster.upgrade_kubernetes(self.new.kubernetes)
+        try:
+            check_pools_advertise(self.cluster, both)
+        except SimulationError as error:
+            failed = sorted({f"{n.name}: {n.create_error}" for n in self.cluster.nodes.values() if n.create_error})
+            raise SimulationError(f"{where}: {error}{''.join(f'; {f}' for f in failed[:1])}") from None
 
     def _step(self, step: Step, both: set[str]) -> None:
         where = f"step {self.report.steps_run + 1} ({step.action.value}: {step.command_text})"
@@ -398,6 +440,15 @@ class Simulation:
         (values,) = load_documents(values_file)
         if helm.coalesce(values, release.values) != release.values:
             raise SimulationError("end: the HAMi release does not run hami-values.yaml")
+        # kube-scheduler "must not be newer than" the API server and is "expected to match" its minor version, one
+        # older being allowed only "to allow live upgrades" (kubernetes/website content/en/releases/
+        # version-skew-policy.md, kube-scheduler section): once the plan is done it matches. HAMi's chart pins it to
+        # the cluster it rendered against (sim/hami.py).
+        if release.scheduler_tag != f"v{self.cluster.kubernetes}":
+            raise SimulationError(
+                f"end: HAMi's kube-scheduler runs {release.scheduler_tag} against a v{self.cluster.kubernetes} "
+                "control plane: the release was rendered for the old cluster"
+            )
         plugin = release.values["devicePlugin"]
         for node in self.cluster.nodes.values():
             if not node.hami_plugin.running:
