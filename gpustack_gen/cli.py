@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .diff import Side
     from .errors import Problem
     from .model import Fleet
+    from .model.share import ClusterShare
     from .versions.gpu_operator import OperatorVersion
 
 # The --format choices, kept in step with the report tables by a test (importing them here would load the
@@ -148,10 +149,10 @@ def _colored(output_format: str) -> bool:
     return output_format == "text" and "NO_COLOR" not in os.environ
 
 
-def _load(path: str) -> Fleet:
+def _load(path: str, share: ClusterShare | None = None) -> Fleet:
     from .model import load_fleet
 
-    fleet = load_fleet(Path(path))
+    fleet = load_fleet(Path(path), share=share)
     _print_problems(fleet.warnings)
     return fleet
 

@@ -15,6 +15,7 @@ from ruamel.yaml import YAML
 from gpustack_gen import load_fleet
 from gpustack_gen.cli import main
 from gpustack_gen.model import Fleet
+from gpustack_gen.model.share import ClusterShare
 
 GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="git is not installed")
@@ -234,13 +235,13 @@ def test_base_with_the_same_bytes_is_read_once_and_named_as_the_base(
     parsed: list[str] = []
     parse = inputs._fleet_of_bytes
 
-    def load(path: str) -> Fleet:
+    def load(path: str, share: ClusterShare | None = None) -> Fleet:
         loaded.append(path)
-        return load_fleet(Path(path))
+        return load_fleet(Path(path), share=share)
 
-    def counted(raw: bytes, label: str) -> inputs.Side:
+    def counted(raw: bytes, label: str, share: ClusterShare | None = None) -> inputs.Side:
         parsed.append(label)
-        return parse(raw, label)
+        return parse(raw, label, share)
 
     monkeypatch.setattr(inputs, "_fleet_of_bytes", counted)
     old, new = inputs.read_sides(("fleet.yaml",), "HEAD", load)

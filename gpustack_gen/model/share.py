@@ -1,0 +1,53 @@
+"""Clusters two loads of one fleet's versions (diff, plan) resolve once: the second takes the first's results.
+
+A cluster's resolved form and its problems depend only on its own data, the fleet defaults and its index
+(every problem and origin path starts with ``clusters[index]``). So a cluster the first load resolved and
+checked without a single problem, whose parsed data and defaults the second load repeats at the same
+index, resolves the same there, and has no problem to re-locate. Data is compared by ``repr``: it tells
+``1`` from ``True`` and ``1.0`` and keeps key order, which ``==`` does not. A cluster with any problem,
+warnings included, is resolved again by the second load, so every problem is reported in its own file's
+positions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import intent
+from .fleet import Cluster
+from .resolve import ClusterOrigin
+
+Resolved = tuple[Cluster, ClusterOrigin]
+
+
+@dataclass(frozen=True)
+class _Clean:
+    data: str  # repr of the cluster's parsed data
+    spec: intent.Cluster
+    resolved: Resolved
+
+
+@dataclass
+class ClusterShare:
+    """Filled by the first load it is passed to, taken by the second, then empty (its memory freed)."""
+
+    defaults: str | None = None
+    clean: dict[int, _Clean] = field(default_factory=dict)
+    filled: bool = False
+
+    def take(self, data: Any) -> dict[int, _Clean]:
+        """The clean clusters of the first load that ``data`` (the second load's document) repeats, by index."""
+        clean, self.clean = self.clean, {}
+        clusters = data.get("clusters") if isinstance(data, dict) else None
+        if not clean or not isinstance(clusters, list) or repr(data.get("defaults")) != self.defaults:
+            return {}
+        return {
+            index: entry
+            for index, entry in clean.items()
+            if index < len(clusters) and repr(clusters[index]) == entry.data
+        }
+
+    def keep(self, data: dict[str, Any], index: int, spec: intent.Cluster, resolved: Resolved) -> None:
+        self.defaults = repr(data.get("defaults"))
+        self.clean[index] = _Clean(repr(data["clusters"][index]), spec, resolved)
