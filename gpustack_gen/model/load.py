@@ -57,6 +57,7 @@ def _fleet_from_document(doc: SourceDocument, share: ClusterShare | None) -> Fle
     resolved = []
     for index, cluster_spec in enumerate(spec.clusters):
         if index in taken:
+            taken[index].warn_again(report)
             resolved.append(taken[index].resolved)
             continue
         found_before = len(report.problems)
@@ -65,9 +66,9 @@ def _fleet_from_document(doc: SourceDocument, share: ClusterShare | None) -> Fle
             continue
         check_cluster(*found, report)
         resolved.append(found)
-        if keep and len(report.problems) == found_before:
+        if keep:
             assert share is not None
-            share.keep(doc.data, index, cluster_spec, found)
+            share.keep(doc.data, index, cluster_spec, found, report, found_before)
     if share is not None:
         share.filled = True
     _check_sharing_keys(spec, report)

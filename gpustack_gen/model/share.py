@@ -2,11 +2,10 @@
 
 A cluster's resolved form and its problems depend only on its own data, the fleet defaults and its index
 (every problem and origin path starts with ``clusters[index]``). So a cluster the first load resolved and
-checked without a single problem, whose parsed data and defaults the second load repeats at the same
-index, resolves the same there, and has no problem to re-locate. Data is compared by ``repr``: it tells
-``1`` from ``True`` and ``1.0`` and keeps key order, which ``==`` does not. A cluster with any problem,
-warnings included, is resolved again by the second load, so every problem is reported in its own file's
-positions.
+checked without an error, whose parsed data and defaults the second load repeats at the same index,
+resolves the same there, with the same warnings: those are located again in the second file (the same
+data may be written on other lines). Data is compared by ``repr``: it tells ``1`` from ``True`` and
+``1.0`` and keeps key order, which ``==`` does not. A cluster with an error is resolved again.
 """
 
 from __future__ import annotations
@@ -14,11 +13,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import Problem, Severity
+from ..yamlio.source import PathKey
 from . import intent
 from .fleet import Cluster
-from .resolve import ClusterOrigin
+from .resolve import ClusterOrigin, Report
 
 Resolved = tuple[Cluster, ClusterOrigin]
+
+
+@dataclass(frozen=True)
+class _Warning:
+    path: PathKey
+    key: bool
+    message: str
+    hint: str
 
 
 @dataclass(frozen=True)
@@ -26,6 +35,11 @@ class _Clean:
     data: str  # repr of the cluster's parsed data
     spec: intent.Cluster
     resolved: Resolved
+    warnings: tuple[_Warning, ...]
+
+    def warn_again(self, report: Report) -> None:
+        for warning in self.warnings:
+            report.warn(warning.path, warning.message, warning.hint, key=warning.key)
 
 
 @dataclass
@@ -48,6 +62,13 @@ class ClusterShare:
             if index < len(clusters) and repr(clusters[index]) == entry.data
         }
 
-    def keep(self, data: dict[str, Any], index: int, spec: intent.Cluster, resolved: Resolved) -> None:
+    def keep(
+        self, data: dict[str, Any], index: int, spec: intent.Cluster, resolved: Resolved, report: Report, found: int
+    ) -> None:
+        """Keep cluster ``index`` if ``report.problems[found:]``, what resolving and checking it added, are warnings."""
+        added: list[Problem] = report.problems[found:]
+        if any(problem.severity is not Severity.WARNING for problem in added):
+            return
+        warnings = tuple(_Warning(*report.warned[id(p)], p.message, p.hint) for p in added)
         self.defaults = repr(data.get("defaults"))
-        self.clean[index] = _Clean(repr(data["clusters"][index]), spec, resolved)
+        self.clean[index] = _Clean(repr(data["clusters"][index]), spec, resolved, warnings)

@@ -52,9 +52,9 @@ def test_clean_clusters_the_new_fleet_repeats_are_the_old_ones_and_the_result_is
 
     assert new == load_fleet(new_text, name="new.yaml")  # warnings included, located in new.yaml
     assert new.clusters[1] is old.clusters[1] and new.clusters[3] is old.clusters[3]
+    assert new.clusters[0] is old.clusters[0]  # its warning is located again, in new.yaml
     assert new.clusters[2] is not old.clusters[2]
-    assert new.clusters[0] is not old.clusters[0]  # it has a warning: resolved again, located again
-    assert [w.line for w in new.warnings] == [w.line + 3 for w in old.warnings]
+    assert [(w.file, w.line) for w in new.warnings] == [("new.yaml", w.line + 3) for w in old.warnings]
 
 
 @pytest.mark.parametrize(
@@ -120,8 +120,24 @@ def test_changed_defaults_resolve_every_cluster_again() -> None:
 def test_a_share_is_emptied_by_the_load_that_takes_from_it() -> None:
     share = ClusterShare()
     load_fleet(_text(_fleet_data()), share=share)
-    assert len(share.clean) == 3  # east, west, north; prod has a warning
+    assert len(share.clean) == 4
 
     load_fleet(_text(copy.deepcopy(_fleet_data())), share=share)
 
     assert share.clean == {}
+
+
+def test_a_warning_of_a_shared_cluster_is_located_where_the_second_file_writes_it() -> None:
+    # The same data written another way: the pool's sharing in flow style, on one line, further down.
+    old_text = _text(_fleet_data())
+    new_text = old_text.replace("clusters:\n", "# moved\nclusters:\n").replace(
+        "    sharing:\n      strategy: time-slicing\n      replicas: 4\n",
+        "    sharing: {strategy: time-slicing, replicas: 4}\n",
+    )
+    assert "{strategy: time-slicing" in new_text
+
+    old, new = _both(old_text, new_text)
+
+    assert new.clusters[0] is old.clusters[0]
+    assert new.warnings == load_fleet(new_text, name="new.yaml").warnings
+    assert [(w.line, w.column) for w in new.warnings] != [(w.line, w.column) for w in old.warnings]
