@@ -38,6 +38,7 @@ from .findings import SchemaFinding, describe_value, findings_from_errors, forma
 from .inline_refs import inline_refs
 from .memo import MEMO_SIZE, json_key
 from .schema_files import SchemaValidator, compile_schema
+from .shape import NotPlain, shape_key
 
 __all__ = [
     "KubernetesSchemaNotFound",
@@ -193,10 +194,31 @@ def check_kubernetes_object(document: Mapping[str, Any], kubernetes: str) -> lis
     if not isinstance(kind, str) or not isinstance(api_version, str):
         raise ValueError("a Kubernetes object needs string apiVersion and kind")
     schema_dir = str(schema_dir_for(kubernetes))
-    key = json_key(document)
-    if key is None:
+    try:
+        shape = (
+            schema_dir,
+            kind,
+            api_version,
+            shape_key(document, kubernetes_validator(schema_dir, kind, api_version).schema),
+        )
+    except NotPlain:
         return _object_findings(schema_dir, kind, api_version, document)
-    return list(_memoised_object(schema_dir, kind, api_version, key))
+    valid = _valid_shapes.get(shape)
+    if valid:  # another object of this shape passed: so does this one
+        return []
+    key = json_key(document)
+    findings = (
+        _object_findings(schema_dir, kind, api_version, document)
+        if key is None
+        else list(_memoised_object(schema_dir, kind, api_version, key))
+    )
+    if valid is None and len(_valid_shapes) < MEMO_SIZE:
+        _valid_shapes[shape] = not findings
+    return findings
+
+
+# (schema folder, kind, apiVersion, shape) -> whether objects of that shape pass (:mod:`.shape`); bounded.
+_valid_shapes: dict[tuple[str, str, str, str], bool] = {}
 
 
 @functools.lru_cache(maxsize=MEMO_SIZE)
