@@ -6,6 +6,7 @@ checker) looks only at a value's type:
 
 - a string (``...``) or an integer (``("#",)``; not a float, which ``"integer"`` accepts when whole)
   whose schema has ``type`` alone, or a ``oneOf``/``anyOf`` of such schemas;
+- an object or array under such a schema (``("{~",)``, ``("[~",)``): nothing below it is looked at;
 - the key names of a map whose schema is ``additionalProperties`` alone (no ``properties``, no
   ``required``): every entry gets the same schema, and their number is kept.
 
@@ -19,9 +20,11 @@ that each names its own values.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 _ANNOTATIONS = frozenset(
     {
@@ -46,8 +49,46 @@ _SCALARS = (str, int, bool, float, type(None))
 _FREE_INTEGER = ("#",)
 
 
+class ValidShapes:
+    """Which shapes passed, per schema: a memo of verdicts, bounded (once full, new shapes are not kept)."""
+
+    def __init__(self, size: int) -> None:
+        self._verdicts: dict[tuple[Any, ...], bool] = {}
+        self._size = size
+
+    def passed(self, key: tuple[Any, ...]) -> bool | None:
+        return self._verdicts.get(key)
+
+    def remember(self, key: tuple[Any, ...], passed: bool) -> None:
+        if len(self._verdicts) < self._size:
+            self._verdicts.setdefault(key, passed)
+
+    def clear(self) -> None:
+        self._verdicts.clear()
+
+    def __len__(self) -> int:
+        return len(self._verdicts)
+
+
 class NotPlain(Exception):
     """The document holds something other than plain JSON data: it has no shape."""
+
+
+def checked_by_shape(
+    memo: ValidShapes, scope: tuple[Any, ...], schema: Any, document: Any, check: Callable[[], list[T]]
+) -> list[T]:
+    """``check()``, the findings of ``document`` under ``schema``; [] at once when one of its shape passed."""
+    try:
+        key = (*scope, shape_key(document, schema))
+    except NotPlain:
+        return check()
+    passed = memo.passed(key)
+    if passed:
+        return []
+    findings = check()
+    if passed is None:
+        memo.remember(key, not findings)
+    return findings
 
 
 def shape_key(document: Any, schema: Any) -> str:
@@ -134,6 +175,9 @@ def _shape(value: Any, schema: Any) -> Any:
     if kind is dict:
         if any(type(key) is not str for key in value):
             raise NotPlain
+        if plan.free_scalar:  # a schema that looks at the type alone: nothing below is checked
+            _plain(value)
+            return ("{~",)
         extra = plan.extra
         if plan.map_only:
             return ("{*", tuple(_shape(item, extra) for item in value.values()))
@@ -142,8 +186,26 @@ def _shape(value: Any, schema: Any) -> Any:
             return ("{", tuple((key, _shape(item, None)) for key, item in value.items()))
         return ("{", tuple((key, _shape(item, properties.get(key, extra))) for key, item in value.items()))
     if kind is list:
+        if plan.free_scalar:
+            _plain(value)
+            return ("[~",)
         each = plan.items
         return ("[", tuple(_shape(item, each) for item in value))
     if kind in _SCALARS:
         return value
     raise NotPlain
+
+
+def _plain(value: Any) -> None:
+    """Raise NotPlain unless ``value`` is plain JSON data (what a shape stands for must be)."""
+    kind = type(value)
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                raise NotPlain
+            _plain(item)
+    elif kind is list:
+        for item in value:
+            _plain(item)
+    elif kind not in _SCALARS:
+        raise NotPlain

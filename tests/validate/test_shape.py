@@ -29,6 +29,7 @@ SCHEMA: dict[str, Any] = {
         "listed": {"type": "array", "items": {"type": "string"}},
         "labels": {"type": "object", "additionalProperties": {"type": "string"}},
         "whole": {"type": "object", "enum": [{"k": "v"}], "properties": {"k": {"type": "string"}}},
+        "opaque": {"type": "object"},
     },
 }
 
@@ -43,6 +44,7 @@ def test_strings_no_keyword_can_reject_are_left_out() -> None:
     assert _shape(count=1) == _shape(count=5) == _shape(either=7).replace("either", "count")
     assert _shape(listed=["a", "b"]) == _shape(listed=["c", "d"])
     assert _shape(labels={"pool": "a"}) == _shape(labels={"zone": "b"})  # a map: its key names too
+    assert _shape(opaque={"a": [1]}) == _shape(opaque={})  # nothing below a type-only schema is looked at
 
 
 @pytest.mark.parametrize(
@@ -77,6 +79,8 @@ def test_data_that_is_not_plain_json_has_no_shape() -> None:
         shape_key({"listed": ("a",)}, SCHEMA)
     with pytest.raises(NotPlain):
         shape_key({1: "a"}, SCHEMA)
+    with pytest.raises(NotPlain):
+        shape_key({"opaque": {"a": ("b",)}}, SCHEMA)
 
 
 def _configmap(name: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -123,3 +127,42 @@ def test_render_validation_still_reports_a_bad_document_injected_after_a_good_on
         validate_artifacts(cluster, artifacts)
 
     assert (caught.value.artifact, caught.value.path) == (configmap.path, "metadata.name")
+
+
+def test_a_workload_fragment_of_a_passing_shape_still_has_its_quantities_checked() -> None:
+    k8s._valid_shapes.clear()
+    good = {"resources": {"limits": {"nvidia.com/gpu": "1"}}, "nodeSelector": {"pool": "t4"}}
+    assert k8s.check_workload_fragment(good, "1.29.15") == []
+    bad_quantity = {"resources": {"limits": {"nvidia.com/gpu": "one"}}, "nodeSelector": {"pool": "a10"}}
+    bad_type = {"resources": {"limits": {"nvidia.com/gpu": "1"}}, "nodeSelector": {"pool": 4}}
+
+    assert [f.path for f in k8s.check_workload_fragment(bad_quantity, "1.29.15")] == [
+        'resources.limits["nvidia.com/gpu"]'
+    ]
+    assert [f.path for f in k8s.check_workload_fragment(bad_type, "1.29.15")] == ["nodeSelector.pool"]
+
+
+def test_a_malformed_gitops_document_of_a_shape_that_passed_is_still_caught() -> None:
+    from gpustack_gen.validate import gitops
+
+    gitops._valid_shapes.clear()
+    application = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": "gpu-operator", "namespace": "argocd"},
+        "spec": {
+            "project": "default",
+            "source": {
+                "repoURL": "https://helm.ngc.nvidia.com/nvidia",
+                "chart": "gpu-operator",
+                "targetRevision": "v25.3.3",
+            },
+            "destination": {"server": "https://kubernetes.default.svc", "namespace": "gpu-operator"},
+        },
+    }
+    first = gitops.check_gitops_document(application)
+    renamed = {**application, "metadata": {"name": "other", "namespace": "argocd"}}
+    assert gitops.check_gitops_document(renamed) == first
+    broken = {**application, "metadata": {"name": 3, "namespace": "argocd"}}
+
+    assert gitops.check_gitops_document(broken) != first
