@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -95,6 +97,38 @@ def test_invalid_input_exits_2(tmp_path: Path, fleets: tuple[Path, Path]) -> Non
 
     assert run("diff", str(old)).exit_code == 2  # NEW is required without --base
     assert run("diff", "--format", "xml", str(old), str(old)).exit_code == 2
+
+
+def _two_clusters(data: dict[str, Any]) -> dict[str, Any]:
+    second = copy.deepcopy(data["clusters"][0])
+    second["name"] = "staging"
+    data["clusters"].append(second)
+    return data
+
+
+@pytest.mark.parametrize("command", ["diff", "plan"])
+def test_an_error_on_either_side_is_reported_though_the_sides_share_clusters(tmp_path: Path, command: str) -> None:
+    unknown_gpu = _two_clusters(base())
+    unknown_gpu["clusters"][1]["nodePools"][0]["gpu"] = "tesla-t5"  # staging: the same on both sides
+    changed_too = copy.deepcopy(unknown_gpu)
+    changed_too["clusters"][0]["nodePools"][0]["nodes"] = 4  # prod changed
+    old = write_fleet(tmp_path / "old.yaml", unknown_gpu)
+    new = write_fleet(tmp_path / "new.yaml", changed_too)
+
+    unchanged = run(command, str(old), str(new))  # the old side's error, in the cluster both sides have
+
+    assert unchanged.exit_code == 2, unchanged.output
+    assert "old.yaml:" in unchanged.stderr and "clusters[1].nodePools[0].gpu" in unchanged.stderr
+
+    broken = _two_clusters(base())
+    broken["clusters"][0]["nodePools"][0]["gpu"] = "tesla-t5"  # prod: changed, and wrong only on the new side
+    new = write_fleet(tmp_path / "new.yaml", broken)
+    old = write_fleet(tmp_path / "old.yaml", _two_clusters(base()))
+
+    in_changed = run(command, str(old), str(new))
+
+    assert in_changed.exit_code == 2, in_changed.output
+    assert "new.yaml:" in in_changed.stderr and "clusters[0].nodePools[0].gpu" in in_changed.stderr
 
 
 def test_rendered_folders_and_fleets_mix(tmp_path: Path, fleets: tuple[Path, Path]) -> None:
