@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -15,8 +15,10 @@ from . import intent
 from .checks import check_cluster, check_unused_sharing_entries
 from .fleet import Fleet
 from .resolve import Report, resolve_cluster
-from .share import ClusterShare
 from .validation_errors import problems_from_validation_error
+
+if TYPE_CHECKING:
+    from .share import ClusterShare
 
 
 def load_fleet(
@@ -45,11 +47,8 @@ def fleet_from_document(doc: SourceDocument, share: ClusterShare | None = None) 
 def _fleet_from_document(doc: SourceDocument, share: ClusterShare | None) -> Fleet:
     taken = share.take(doc.data) if share is not None and share.filled else {}
     keep = share is not None and not share.filled
-    data = doc.data
-    if taken:  # a validated cluster is taken as it is: only the others are validated again
-        data = {**data, "clusters": [taken[i].spec if i in taken else c for i, c in enumerate(data["clusters"])]}
     try:
-        spec = intent.FleetSpec.model_validate(data)
+        spec = intent.FleetSpec.model_validate(doc.data)
     except ValidationError as exc:
         raise FleetError(problems_from_validation_error(exc, doc, intent.FleetSpec)) from None
     report = Report(doc)
@@ -68,7 +67,7 @@ def _fleet_from_document(doc: SourceDocument, share: ClusterShare | None) -> Fle
         resolved.append(found)
         if keep:
             assert share is not None
-            share.keep(doc.data, index, cluster_spec, found, report, found_before)
+            share.keep(doc.data, index, found, report, found_before)
     if share is not None:
         share.filled = True
     _check_sharing_keys(spec, report)
