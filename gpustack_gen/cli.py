@@ -20,13 +20,12 @@ import click
 
 from . import __version__
 from .errors import ExitCode
-from .shell import command
-from .shell import render as render_command
 
 if TYPE_CHECKING:
     from .diff import Side
     from .errors import Problem
     from .model import Fleet
+    from .model.share import ClusterShare
     from .versions.gpu_operator import OperatorVersion
 
 # The --format choices, kept in step with the report tables by a test (importing them here would load the
@@ -148,10 +147,10 @@ def _colored(output_format: str) -> bool:
     return output_format == "text" and "NO_COLOR" not in os.environ
 
 
-def _load(path: str) -> Fleet:
+def _load(path: str, share: ClusterShare | None = None) -> Fleet:
     from .model import load_fleet
 
-    fleet = load_fleet(Path(path))
+    fleet = load_fleet(Path(path), share=share)
     _print_problems(fleet.warnings)
     return fleet
 
@@ -338,8 +337,10 @@ def _change_sides(sides: tuple[str, ...], base_ref: str | None) -> tuple[Side, S
 
 
 def _plan_command(sides: tuple[str, ...], base_ref: str | None) -> str:
+    from .shell import command, render
+
     words = ["gpustack-gen", "plan", *(["--base", base_ref] if base_ref is not None else []), *sides]
-    return render_command(command(*words))
+    return render(command(*words))
 
 
 def _change_arguments(base_help: str, formats: tuple[str, ...], format_help: str) -> Callable[[F], F]:
@@ -500,6 +501,9 @@ def plan(
             )
     fleet_dir = Path(os.path.relpath(Path(new.path or ".").parent)).as_posix()
     result = plan_sides(old, new, rendered=rendered, fleet_dir=fleet_dir, clusters=clusters or None)
+    from .shell import command
+    from .shell import render as render_command
+
     render = render_command(command("gpustack-gen", "render", new.path or sides[-1], "--out", rendered))
     context = ReportContext(color=_colored(output_format), render_command=render)
     _echo_report(PLAN_REPORTS[output_format](result, context), output_format, styled=context.color)

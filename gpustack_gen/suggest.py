@@ -8,7 +8,6 @@ left to the hint that lists the choices.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 CUTOFF = 0.6
@@ -22,6 +21,8 @@ def suggest(word: str, choices: Iterable[str], n: int = 1) -> list[str]:
     wanted = word.lower()
     if wanted in by_lower:
         return [by_lower[wanted]]
+    import difflib  # only for a name that is not there: a valid fleet never loads it
+
     return [by_lower[match] for match in difflib.get_close_matches(wanted, list(by_lower), n=n, cutoff=CUTOFF)]
 
 
@@ -33,4 +34,6 @@ def closest(word: str, choices: Iterable[str]) -> str | None:
 
 def similarity(a: str, b: str) -> float:
     """How alike two names are, 0 to 1, ignoring case (difflib's ratio, as :func:`suggest` ranks them)."""
+    import difflib
+
     return difflib.SequenceMatcher(None, a.lower(), b.lower()).ratio()

@@ -14,10 +14,10 @@ import re
 import shlex
 import shutil
 import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..compile.artifact import kind_of_file
 from ..emit.bundle import generated_files
@@ -26,6 +26,13 @@ from ..yamlio.limits import MAX_FLEET_BYTES, MAX_RENDERED_FILE_BYTES
 
 if TYPE_CHECKING:
     from ..model.fleet import Fleet
+    from ..model.share import ClusterShare
+
+
+class Load(Protocol):
+    """How the command reads NEW: ``load(path, share)``, a loaded fleet (its warnings printed)."""
+
+    def __call__(self, path: str, share: ClusterShare | None = None, /) -> Fleet: ...
 
 
 class DiffInputError(InputError):
@@ -68,11 +75,15 @@ class Side:
         return cls(label or fleet.source, fleet=fleet, path=path)
 
 
-def read_sides(args: tuple[str, ...], base_ref: str | None, load: Callable[[str], Fleet]) -> tuple[Side, Side]:
+def read_sides(args: tuple[str, ...], base_ref: str | None, load: Load) -> tuple[Side, Side]:
     """The two sides as ``diff`` and ``plan`` take them: OLD NEW, or --base REF FLEET.
 
-    Only NEW is read with ``load`` (which may print its warnings): OLD's warnings are the past's.
+    Only NEW is read with ``load`` (which may print its warnings): OLD's warnings are the past's. The
+    clusters the two fleets have in common are resolved once (``ClusterShare``).
     """
+    from ..model.share import ClusterShare
+
+    share = ClusterShare()
     if base_ref is not None:
         if len(args) != 1:
             raise DiffUsageError("with --base REF, give one FLEET file")
@@ -82,13 +93,15 @@ def read_sides(args: tuple[str, ...], base_ref: str | None, load: Callable[[str]
         new = _same_as_base(raw, args[0], load)
         if new is not None:  # the file as committed: its fleet, named as the base
             return Side.of_fleet(_named(new.fleet, label), label), new
-        return _fleet_of_bytes(raw, label), Side.of_fleet(load(args[0]), args[0], args[0])
+        base = _fleet_of_bytes(raw, label, share)
+        return base, Side.of_fleet(load(args[0], share), args[0], args[0])
     if len(args) != 2:
         raise DiffUsageError("give OLD and NEW, or --base REF FLEET")
-    return read_side(args[0]), read_side(args[1], load)
+    old = read_side(args[0], share=share)
+    return old, read_side(args[1], load, share=share)
 
 
-def read_side(arg: str, load: Callable[[str], Fleet] | None = None) -> Side:
+def read_side(arg: str, load: Load | None = None, *, share: ClusterShare | None = None) -> Side:
     """A side from a command-line argument: a folder is a rendered bundle, a file is a fleet."""
     path = Path(arg)
     if path.is_dir():
@@ -97,8 +110,8 @@ def read_side(arg: str, load: Callable[[str], Fleet] | None = None) -> Side:
         if load is None:
             from ..model import load_fleet
 
-            return Side.of_fleet(load_fleet(path), arg, arg)
-        return Side.of_fleet(load(arg), arg, arg)
+            return Side.of_fleet(load_fleet(path, share=share), arg, arg)
+        return Side.of_fleet(load(arg, share), arg, arg)
     raise DiffInputError(f"{arg}: no such file or folder")
 
 
@@ -175,14 +188,14 @@ def fleet_at_ref(ref: str, fleet_path: str | Path) -> Side:
     return _fleet_of_bytes(*read_at_ref(ref, fleet_path))
 
 
-def _fleet_of_bytes(raw: bytes, label: str) -> Side:
+def _fleet_of_bytes(raw: bytes, label: str, share: ClusterShare | None = None) -> Side:
     from ..model.load import fleet_from_document
     from ..yamlio.source import parse_bytes
 
-    return Side.of_fleet(fleet_from_document(parse_bytes(raw, label)), label)
+    return Side.of_fleet(fleet_from_document(parse_bytes(raw, label), share), label)
 
 
-def _same_as_base(raw: bytes, fleet_path: str, load: Callable[[str], Fleet]) -> Side | None:
+def _same_as_base(raw: bytes, fleet_path: str, load: Load) -> Side | None:
     """The working file's side when its bytes are the base's and it loads: then the base needs no second load.
 
     None otherwise, and when it does not load: the base is then read on its own, so that its errors name it.

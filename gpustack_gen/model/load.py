@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -18,12 +18,18 @@ from .fleet import Fleet
 from .resolve import Report, resolve_cluster
 from .validation_errors import problems_from_validation_error
 
+if TYPE_CHECKING:
+    from .share import ClusterShare
 
-def load_fleet(source: str | Path | Mapping[str, Any], *, name: str | None = None) -> Fleet:
+
+def load_fleet(
+    source: str | Path | Mapping[str, Any], *, name: str | None = None, share: ClusterShare | None = None
+) -> Fleet:
     """Read, validate and resolve a fleet.
 
     ``source`` is a path, YAML text, or an already parsed mapping. Raises :class:`FleetError` with
-    every problem found; warnings of a valid fleet are on ``Fleet.warnings``.
+    every problem found; warnings of a valid fleet are on ``Fleet.warnings``. Two loads given one
+    ``share`` (the two versions a diff compares) resolve each cluster they have in common once.
     """
     # One pause for reading and checking: the objects the reader builds are scanned by no collection.
     with gc_paused():
@@ -31,15 +37,17 @@ def load_fleet(source: str | Path | Mapping[str, Any], *, name: str | None = Non
             doc = SourceDocument(name or "<mapping>", dict(source), {}, {})
         else:
             doc = read_source(source, name=name)
-        return fleet_from_document(doc)
+        return fleet_from_document(doc, share)
 
 
-def fleet_from_document(doc: SourceDocument) -> Fleet:
+def fleet_from_document(doc: SourceDocument, share: ClusterShare | None = None) -> Fleet:
     with gc_paused():
-        return _fleet_from_document(doc)
+        return _fleet_from_document(doc, share)
 
 
-def _fleet_from_document(doc: SourceDocument) -> Fleet:
+def _fleet_from_document(doc: SourceDocument, share: ClusterShare | None) -> Fleet:
+    taken = share.take(doc.data) if share is not None and share.filled else {}
+    keep = share is not None and not share.filled
     try:
         spec = intent.FleetSpec.model_validate(doc.data)
     except ValidationError as exc:
@@ -48,11 +56,21 @@ def _fleet_from_document(doc: SourceDocument) -> Fleet:
     _check_cluster_names(spec, report)
     resolved = []
     for index, cluster_spec in enumerate(spec.clusters):
+        if index in taken:
+            taken[index].warn_again(report)
+            resolved.append(taken[index].resolved)
+            continue
+        found_before = len(report.problems)
         found = resolve_cluster(cluster_spec, index, spec.defaults, report)
         if found is None:
             continue
         check_cluster(*found, report)
         resolved.append(found)
+        if keep:
+            assert share is not None
+            share.keep(doc.data, index, found, report, found_before)
+    if share is not None:
+        share.filled = True
     _check_sharing_keys(spec, report)
     if not report.error_count():  # which entries apply is only known once every pool resolved
         check_unused_sharing_entries(resolved, report)

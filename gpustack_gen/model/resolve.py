@@ -70,6 +70,10 @@ class Report:
     problems: list[Problem] = field(default_factory=list)
     errors: int = 0  # errors among ``problems``, counted as they are added: checks ask for it per pool
 
+    # How each warning in ``problems`` was located, by id() of the Problem (set when it is added): another
+    # file with the same cluster locates the same warning again (model/share.py).
+    warned: dict[int, tuple[PathKey, bool]] = field(default_factory=dict)
+
     def error(self, path: PathKey, message: str, hint: str = "", *, key: bool = False) -> None:
         self.problems.append(self.doc.problem(path, message, hint, key=key))
         self.errors += 1
@@ -78,7 +82,9 @@ class Report:
         return self.errors
 
     def warn(self, path: PathKey, message: str, hint: str = "", *, key: bool = False) -> None:
-        self.problems.append(self.doc.problem(path, message, hint, key=key, severity=Severity.WARNING))
+        problem = self.doc.problem(path, message, hint, key=key, severity=Severity.WARNING)
+        self.warned[id(problem)] = (path, key)
+        self.problems.append(problem)
 
 
 @dataclass(frozen=True)

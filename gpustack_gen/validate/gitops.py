@@ -12,7 +12,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from gpustack_gen.validate.findings import SchemaFinding, schema_findings
+from gpustack_gen.validate.memo import MEMO_SIZE
 from gpustack_gen.validate.schema_files import schema_validator
+from gpustack_gen.validate.shape import ValidShapes, checked_by_shape
 
 SCHEMA_NAME = "gitops.schema.json"
 
@@ -21,7 +23,11 @@ __all__ = ["SCHEMA_NAME", "check_gitops_document", "pinned_charts", "wrapper_dis
 
 def check_gitops_document(document: Mapping[str, Any]) -> list[SchemaFinding]:
     """Findings of one wrapper document (a Kubernetes object or a helmfile) against the strict schema."""
-    return schema_findings(schema_validator(SCHEMA_NAME), document)
+    validator = schema_validator(SCHEMA_NAME)
+    return checked_by_shape(_valid_shapes, (), validator.schema, document, lambda: schema_findings(validator, document))
+
+
+_valid_shapes = ValidShapes(MEMO_SIZE)
 
 
 def pinned_charts(document: Mapping[str, Any]) -> list[tuple[str | None, str | None, Any]]:

@@ -38,6 +38,7 @@ from .findings import SchemaFinding, describe_value, findings_from_errors, forma
 from .inline_refs import inline_refs
 from .memo import MEMO_SIZE, json_key
 from .schema_files import SchemaValidator, compile_schema
+from .shape import NotPlain, ValidShapes, checked_by_shape, shape_key
 
 __all__ = [
     "KubernetesSchemaNotFound",
@@ -193,10 +194,18 @@ def check_kubernetes_object(document: Mapping[str, Any], kubernetes: str) -> lis
     if not isinstance(kind, str) or not isinstance(api_version, str):
         raise ValueError("a Kubernetes object needs string apiVersion and kind")
     schema_dir = str(schema_dir_for(kubernetes))
-    key = json_key(document)
-    if key is None:
-        return _object_findings(schema_dir, kind, api_version, document)
-    return list(_memoised_object(schema_dir, kind, api_version, key))
+
+    def findings() -> list[SchemaFinding]:
+        key = json_key(document)
+        if key is None:
+            return _object_findings(schema_dir, kind, api_version, document)
+        return list(_memoised_object(schema_dir, kind, api_version, key))
+
+    schema = kubernetes_validator(schema_dir, kind, api_version).schema
+    return checked_by_shape(_valid_shapes, (schema_dir, kind, api_version), schema, document, findings)
+
+
+_valid_shapes = ValidShapes(MEMO_SIZE)  # by (schema folder, kind, apiVersion, shape)
 
 
 @functools.lru_cache(maxsize=MEMO_SIZE)
@@ -271,6 +280,9 @@ def check_workload_fragment(fragment: Mapping[str, Any], kubernetes: str) -> lis
     far more than whole fragments do (at 1000 generated clusters: 1,689 distinct resources, 1,000
     node selectors and 10 toleration lists in 14,929 distinct fragments).
     """
+    shape = _pod_shape(fragment, kubernetes)
+    if shape is not None and _valid_shapes.passed(shape):  # only the quantities, no schema's business, are left
+        return sorted(set(_quantity_findings(fragment.get("resources"))))
     keys = []
     for part in _POD_PATHS:
         if part in fragment:
@@ -281,7 +293,23 @@ def check_workload_fragment(fragment: Mapping[str, Any], kubernetes: str) -> lis
     major, minor = select_schema_version(kubernetes)  # the findings depend on the schema, not the patch
     if not keys:
         return list(_memoised_part(major, minor, "", "null"))
-    return sorted({f for part, key in keys for f in _memoised_part(major, minor, part, key)})
+    found = sorted({f for part, key in keys for f in _memoised_part(major, minor, part, key)})
+    if shape is not None and not found:  # no part has a finding: the Pod holding them all passes
+        _valid_shapes.remember(shape, True)
+    return found
+
+
+def _pod_shape(fragment: Mapping[str, Any], kubernetes: str) -> tuple[str, str, str, str] | None:
+    schema_dir = str(schema_dir_for(kubernetes))
+    try:
+        return (
+            schema_dir,
+            "Pod",
+            "v1",
+            shape_key(workload_pod(fragment), kubernetes_validator(schema_dir, "Pod", "v1").schema),
+        )
+    except NotPlain:
+        return None
 
 
 @functools.lru_cache(maxsize=MEMO_SIZE)

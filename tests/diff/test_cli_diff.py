@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -15,6 +17,7 @@ from ruamel.yaml import YAML
 from gpustack_gen import load_fleet
 from gpustack_gen.cli import main
 from gpustack_gen.model import Fleet
+from gpustack_gen.model.share import ClusterShare
 
 GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="git is not installed")
@@ -94,6 +97,38 @@ def test_invalid_input_exits_2(tmp_path: Path, fleets: tuple[Path, Path]) -> Non
 
     assert run("diff", str(old)).exit_code == 2  # NEW is required without --base
     assert run("diff", "--format", "xml", str(old), str(old)).exit_code == 2
+
+
+def _two_clusters(data: dict[str, Any]) -> dict[str, Any]:
+    second = copy.deepcopy(data["clusters"][0])
+    second["name"] = "staging"
+    data["clusters"].append(second)
+    return data
+
+
+@pytest.mark.parametrize("command", ["diff", "plan"])
+def test_an_error_on_either_side_is_reported_though_the_sides_share_clusters(tmp_path: Path, command: str) -> None:
+    unknown_gpu = _two_clusters(base())
+    unknown_gpu["clusters"][1]["nodePools"][0]["gpu"] = "tesla-t5"  # staging: the same on both sides
+    changed_too = copy.deepcopy(unknown_gpu)
+    changed_too["clusters"][0]["nodePools"][0]["nodes"] = 4  # prod changed
+    old = write_fleet(tmp_path / "old.yaml", unknown_gpu)
+    new = write_fleet(tmp_path / "new.yaml", changed_too)
+
+    unchanged = run(command, str(old), str(new))  # the old side's error, in the cluster both sides have
+
+    assert unchanged.exit_code == 2, unchanged.output
+    assert "old.yaml:" in unchanged.stderr and "clusters[1].nodePools[0].gpu" in unchanged.stderr
+
+    broken = _two_clusters(base())
+    broken["clusters"][0]["nodePools"][0]["gpu"] = "tesla-t5"  # prod: changed, and wrong only on the new side
+    new = write_fleet(tmp_path / "new.yaml", broken)
+    old = write_fleet(tmp_path / "old.yaml", _two_clusters(base()))
+
+    in_changed = run(command, str(old), str(new))
+
+    assert in_changed.exit_code == 2, in_changed.output
+    assert "new.yaml:" in in_changed.stderr and "clusters[0].nodePools[0].gpu" in in_changed.stderr
 
 
 def test_rendered_folders_and_fleets_mix(tmp_path: Path, fleets: tuple[Path, Path]) -> None:
@@ -234,13 +269,13 @@ def test_base_with_the_same_bytes_is_read_once_and_named_as_the_base(
     parsed: list[str] = []
     parse = inputs._fleet_of_bytes
 
-    def load(path: str) -> Fleet:
+    def load(path: str, share: ClusterShare | None = None) -> Fleet:
         loaded.append(path)
-        return load_fleet(Path(path))
+        return load_fleet(Path(path), share=share)
 
-    def counted(raw: bytes, label: str) -> inputs.Side:
+    def counted(raw: bytes, label: str, share: ClusterShare | None = None) -> inputs.Side:
         parsed.append(label)
-        return parse(raw, label)
+        return parse(raw, label, share)
 
     monkeypatch.setattr(inputs, "_fleet_of_bytes", counted)
     old, new = inputs.read_sides(("fleet.yaml",), "HEAD", load)

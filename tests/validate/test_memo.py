@@ -91,12 +91,14 @@ def test_repeated_content_is_checked_once_and_the_memos_are_bounded() -> None:
     for memo in MEMOS:
         memo.cache_clear()
         assert memo.cache_info().maxsize == MEMO_SIZE
+    kubernetes._valid_shapes.clear()
     fragment = FRAGMENTS[0]
     check_workload_fragment(fragment, "1.29.15")
-    check_workload_fragment({**fragment}, "1.29.2")  # same content, same schema version
-    assert kubernetes._memoised_part.cache_info()[:2] == (2, 2)  # hits, misses: resources and nodeSelector
-    check_workload_fragment({"nodeSelector": fragment["nodeSelector"]}, "1.29.15")  # a part seen before
-    assert kubernetes._memoised_part.cache_info()[:2] == (3, 2)
+    assert kubernetes._memoised_part.cache_info()[:2] == (0, 2)  # hits, misses: resources and nodeSelector
+    check_workload_fragment({**fragment, "nodeSelector": {"pool": "a10"}}, "1.29.2")  # same shape: answered by it
+    assert kubernetes._memoised_part.cache_info()[:2] == (0, 2)
+    check_workload_fragment({"nodeSelector": fragment["nodeSelector"], "tolerations": []}, "1.29.15")  # a new shape
+    assert kubernetes._memoised_part.cache_info()[:2] == (1, 3)  # of a part seen before and a new one
     check_mig_parted_config(MIG_PARTED[0])
     check_mig_parted_config(_reversed(MIG_PARTED[0]))
     assert mig_parted._memoised.cache_info()[:2] == (1, 1)
