@@ -88,6 +88,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         _to_hami,
         [("backend-switch", "disruptive", None), ("workload-values", "restart", None)],
         [
+            "node-group",
             "check",
             "drain",
             "operator",
@@ -151,13 +152,51 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
             ),
         ),
         [("mig-layout", "disruptive", "a100")],
-        MIG_RELABEL_IN_TWO_BATCHES,
+        [
+            "apply-configmaps",
+            "wait",
+            "node-group",
+            "check",
+            "label-nodes",
+            "label-nodes",
+            "drain",
+            "label-nodes",
+            "wait",
+            "wait",
+            "uncordon",
+            "label-nodes",
+            "drain",
+            "label-nodes",
+            "wait",
+            "wait",
+            "uncordon",
+            "label-nodes",
+        ],
         None,
     ),
     "retention": (
         lambda d: pool(d, "a100")["sharing"].update(layout={"3g.20gb": 1, "2g.10gb": 1, "1g.5gb": 1}),
         [("retention", "error", "a100"), ("mig-layout", "disruptive", "a100")],
-        MIG_RELABEL_IN_TWO_BATCHES,
+        [
+            "apply-configmaps",
+            "wait",
+            "node-group",
+            "check",
+            "label-nodes",
+            "label-nodes",
+            "drain",
+            "label-nodes",
+            "wait",
+            "wait",
+            "uncordon",
+            "label-nodes",
+            "drain",
+            "label-nodes",
+            "wait",
+            "wait",
+            "uncordon",
+            "label-nodes",
+        ],
         None,
     ),
     "prune": (
@@ -185,6 +224,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         [
             "apply-configmaps",
             "wait",
+            "node-group",
             "check",
             "drain",
             "label-nodes",
@@ -236,7 +276,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "pool-added": (
         lambda d: prod(d)["nodePools"].append({"name": "l4", "gpu": "l4", "nodes": 1, "nodeSelector": {"pool": "l4"}}),
         [("pool-added", "none", "l4")],
-        ["apply-configmaps", "wait", "label-nodes", "wait"],
+        ["apply-configmaps", "wait", "node-group", "label-nodes", "wait"],
         None,
     ),
     "pool-removed": (
@@ -252,7 +292,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "pool-gpu": (
         lambda d: pool(d, "t4").update(gpu="l4"),
         [("pool-gpu", "disruptive", "t4")],
-        ["check", "drain", "wait", "label-nodes", "wait"],
+        ["node-group", "check", "drain", "wait", "label-nodes", "wait"],
         None,
     ),
     "pool-renamed": (
@@ -262,7 +302,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
             prod(d).update(retired={"devicePluginConfigs": {"t4": {"strategy": "time-slicing", "replicas": 4}}}),
         ),
         [("pool-renamed", "restart", "serving")],
-        ["apply-configmaps", "wait", "label-nodes", "wait"],
+        ["apply-configmaps", "wait", "node-group", "label-nodes", "wait"],
         None,
     ),
     "pool-renamed gpu": (
@@ -282,7 +322,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
             prod(d).update(retired={"devicePluginConfigs": {"t4": {"strategy": "mps", "replicas": 4}}}),
         ),
         [("pool-renamed", "disruptive", "serving")],
-        ["apply-configmaps", "wait", "check", "drain", "label-nodes", "wait", "uncordon"],
+        ["apply-configmaps", "wait", "node-group", "check", "drain", "label-nodes", "wait", "uncordon"],
         lambda d: (_single(d), pool(d, "t4")["sharing"].update(strategy="mps")),
     ),
     "pool-renamed overlapping": (
@@ -297,7 +337,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
             ("workload-values", "restart", None),
             ("pool-added", "none", "serving"),
         ],
-        ["apply-configmaps", "wait", "label-nodes", "wait", "update-workloads", "check", "drain", "wait"],
+        ["apply-configmaps", "wait", "node-group", "label-nodes", "wait", "update-workloads", "check", "drain", "wait"],
         None,
     ),
     "mig-manager-config": (
@@ -305,7 +345,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
             {"name": "h100", "gpu": "h100-80gb", "nodes": 1, "nodeSelector": {"pool": "h100"}}
         ),
         [("mig-manager-config", "restart", None), ("pool-added", "none", "h100")],
-        ["apply-configmaps", "wait", "operator", "wait", "label-nodes", "label-nodes", "wait", "wait"],
+        ["apply-configmaps", "wait", "node-group", "operator", "wait", "label-nodes", "label-nodes", "wait", "wait"],
         lambda d: (prod(d)["nodePools"].pop(1), prod(d)["workloads"].pop(1), prod(d).update(defaultSharing="none")),
     ),
     "workload-values": (
@@ -323,13 +363,57 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "dra-move": (
         lambda d: prod(d).update(backend="dra"),
         [("dra-move", "disruptive", None), ("dra-move", "restart", "a100"), ("dra-move", "restart", "t4")],
-        ["apply-configmaps", "backend", *_MOVE_TO_DRA, *_MOVE_TO_DRA, "operator", "wait", "prune"],
+        [
+            "apply-configmaps",
+            "node-group",
+            "node-group",
+            "backend",
+            "check",
+            "drain",
+            "label-nodes",
+            "wait",
+            "label-nodes",
+            "update-workloads",
+            "uncordon",
+            "check",
+            "drain",
+            "label-nodes",
+            "wait",
+            "label-nodes",
+            "update-workloads",
+            "uncordon",
+            "operator",
+            "wait",
+            "prune",
+        ],
         _dra_ready,
     ),
     "dra-move back": (
         lambda d: prod(d).update(backend="gpu-operator"),
         [("dra-move", "disruptive", None), ("dra-move", "restart", "a100"), ("dra-move", "restart", "t4")],
-        ["apply-configmaps", "operator", "wait", *_MOVE_BACK, *_MOVE_BACK, "backend", "prune"],
+        [
+            "apply-configmaps",
+            "node-group",
+            "node-group",
+            "operator",
+            "wait",
+            "check",
+            "drain",
+            "label-nodes",
+            "label-nodes",
+            "wait",
+            "update-workloads",
+            "uncordon",
+            "check",
+            "drain",
+            "label-nodes",
+            "label-nodes",
+            "wait",
+            "update-workloads",
+            "uncordon",
+            "backend",
+            "prune",
+        ],
         _on_dra,
     ),
     "dra-move with a mig layout": (
@@ -383,7 +467,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "dra-objects pool added": (
         lambda d: prod(d)["nodePools"].append({"name": "l4", "gpu": "l4", "nodes": 1, "nodeSelector": {"pool": "l4"}}),
         [("dra-objects", "restart", None), ("dra-objects", "none", "l4")],
-        ["apply-configmaps", "label-nodes", "wait"],
+        ["apply-configmaps", "node-group", "label-nodes", "wait"],
         _on_dra,
     ),
     "dra-objects mig layout": (
@@ -397,6 +481,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         [
             "apply-configmaps",
             "wait",
+            "node-group",
             "check",
             "label-nodes",
             "label-nodes",
@@ -424,7 +509,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "pool-nodes": (
         lambda d: pool(d, "t4").update(nodes=5),
         [("pool-nodes", "none", "t4")],
-        ["label-nodes", "wait"],
+        ["node-group", "label-nodes", "wait"],
         None,
     ),
     "pool-nodes down": (
@@ -440,7 +525,17 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
             ("device-plugin-config", "restart", None),
             ("pool-added", "none", "l4"),
         ],
-        ["label-nodes", "check", "apply-configmaps", "wait", "label-nodes", "restart-device-plugin", "wait"],
+        [
+            "label-nodes",
+            "node-group",
+            "check",
+            "apply-configmaps",
+            "wait",
+            "node-group",
+            "label-nodes",
+            "restart-device-plugin",
+            "wait",
+        ],
         _single,
     ),
     "unlabelled-nodes follow their pool": (  # `any` keeps holding t4's config: nothing to label
@@ -452,13 +547,13 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "unlabelled-nodes defaultSharing set": (  # the MIG pool's unlabelled nodes would take t4's time-slicing
         lambda d: prod(d).update(defaultSharing="t4"),
         [("unlabelled-nodes", "restart", None), ("device-plugin-config", "restart", None)],
-        ["label-nodes", "check", "apply-configmaps", "wait", "restart-device-plugin"],
+        ["label-nodes", "node-group", "check", "apply-configmaps", "wait", "restart-device-plugin"],
         None,
     ),
     "node-selector": (
         lambda d: pool(d, "t4")["nodeSelector"].update(tier="gpu"),
         [("workload-values", "restart", None), ("node-selector", "none", "t4")],
-        ["label-nodes", "update-workloads"],
+        ["node-group", "label-nodes", "update-workloads"],
         None,
     ),
 }
@@ -481,6 +576,8 @@ def test_a_cluster_added_is_installed_and_a_removed_one_left_alone() -> None:
     assert [(f.rule, f.level.value) for f in added.findings] == [("cluster-added", "none")]
     assert [s.action.value for s in added.steps] == [
         "apply-configmaps",
+        "node-group",
+        "node-group",
         "label-nodes",
         "label-nodes",
         "operator",
@@ -506,6 +603,8 @@ def test_a_cluster_added_on_dra_gets_the_driver_after_the_operator() -> None:
     assert [s.action.value for s in added.steps] == [
         "apply-configmaps",  # the namespaces the claims go into: applying the cluster folder needs them
         "apply-configmaps",
+        "node-group",  # each pool's template, before its nodes are labelled
+        "node-group",
         "label-nodes",
         "label-nodes",
         "operator",

@@ -23,14 +23,14 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         if before.node_selector == after.node_selector:
             continue
         added = {k: v for k, v in after.node_selector if (k, v) not in before.node_selector}
-        plan = []
+        plan = [steps.node_group(change, after, ID)]
         if before.nodes > 0 and added:
             plan.append(
                 steps.label_nodes(
                     before,
                     dict(added),
                     "give the pool's nodes the labels of its new nodeSelector before its workloads select them and "
-                    "before any step finds the nodes by it (and set them in the node group template)",
+                    "before any step finds the nodes by it",
                     ID,
                     Phase.FIRST_LABELS,
                     labelled=after,
