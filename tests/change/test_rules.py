@@ -88,12 +88,12 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         _to_hami,
         [("backend-switch", "disruptive", None), ("workload-values", "restart", None)],
         [
-            "node-group",
             "check",
             "drain",
             "operator",
             "wait",
             "backend",
+            "node-group",
             "label-nodes",
             "prune",
             "wait",
@@ -577,8 +577,8 @@ def test_a_cluster_added_is_installed_and_a_removed_one_left_alone() -> None:
     assert [s.action.value for s in added.steps] == [
         "apply-configmaps",
         "node-group",
-        "node-group",
         "label-nodes",
+        "node-group",
         "label-nodes",
         "operator",
         "wait",
@@ -604,8 +604,8 @@ def test_a_cluster_added_on_dra_gets_the_driver_after_the_operator() -> None:
         "apply-configmaps",  # the namespaces the claims go into: applying the cluster folder needs them
         "apply-configmaps",
         "node-group",  # each pool's template, before its nodes are labelled
-        "node-group",
         "label-nodes",
+        "node-group",
         "label-nodes",
         "operator",
         "backend",  # the driver's release, after the Operator

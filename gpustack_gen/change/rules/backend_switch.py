@@ -86,7 +86,9 @@ def _to_hami(change: ClusterChange, pools: list[Pool]) -> list[Step]:
         labels: dict[str, str | None] = {DEVICE_PLUGIN_LABEL: None}
         labels.update({k: v for k, v in change.new_labels[pool.name].items() if k != MIG_CONFIG_LABEL})
         mig = _mig_off(change, pool)
-        plan += [steps.node_group(change, pool, ID), *mig]
+        plan += mig
+        # Right before the label step, not earlier: a node born with gpu=on before HAMi runs would get no plugin.
+        plan.append(steps.node_group(change, pool, ID, Phase.SETTLE if mig else Phase.LABELS))
         plan.append(
             steps.label_nodes(
                 pool,
@@ -125,7 +127,7 @@ def _to_gpu_operator(change: ClusterChange, pools: list[Pool]) -> list[Step]:
     for pool in pools:
         labels: dict[str, str | None] = {hami.NODE_LABEL: None}
         labels.update({k: v for k, v in change.new_labels[pool.name].items() if k != MIG_CONFIG_LABEL})
-        plan.append(steps.node_group(change, pool, ID))
+        plan.append(steps.node_group(change, pool, ID, Phase.DRAIN))  # with the labels, once HAMi's are not needed
         plan.append(
             steps.label_nodes(
                 pool,
