@@ -1,7 +1,8 @@
 """A pool's nodeSelector changes: its nodes need the new labels before workloads select them.
 
 The labels are set first, by the old selector: every later step of the plan (drain, relabel, waits,
-uncordon) finds the pool's nodes by the new one.
+uncordon) finds the pool's nodes by the new one. The pool's node-group template gets them first (a
+``node-group`` step), so that a node added meanwhile is one the new selector finds.
 """
 
 from __future__ import annotations
