@@ -347,7 +347,7 @@ def node_group(change: ClusterChange, pool: Pool, rule: str, phase: Phase = Phas
     """The pool's node-group template gets the pool's new labels and taints before any node is relabelled or
     drained: an autoscaler gives a node it adds the template's labels of that moment (research node-groups.md
     §1-§5), so a node added mid-rollout would come up with the old ones. Where the template is an object in the
-    cluster (a Karpenter NodePool, a Cluster API MachineDeployment) the check reads its labels back."""
+    cluster (a Karpenter NodePool, a Cluster API MachineDeployment) the check waits until it carries each label."""
     new = change.new
     assert new is not None
     template = template_of(new, pool)
@@ -361,9 +361,13 @@ def node_group(change: ClusterChange, pool: Pool, rule: str, phase: Phase = Phas
     else:
         where = f"merge {change.paths.rendered_file(new, path)} over node group {template.name} and apply it"
     resource = None if new.node_group_provider is None else PROVIDERS[new.node_group_provider].TEMPLATE_RESOURCE
-    verify = None if resource is None else commands.show_template_labels(resource, template.name)
+    verify = (
+        None
+        if resource is None or not template.labels
+        else commands.wait_template_labels(resource, template.name, template.labels)
+    )
     checked = (
-        "the check shows the template's labels"
+        "the check waits until the template carries them"
         if verify is not None
         else "no command can read the template back here: confirm it by hand"
     )

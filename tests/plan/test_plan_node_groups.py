@@ -1,5 +1,5 @@
 """The plan of a label change updates the pool's node-group template first, in its own step: naming the labels,
-the rendered file when the cluster renders node groups, and a read-back where the template is a cluster object."""
+the rendered file when the cluster renders node groups, and a wait for it where the template is a cluster object."""
 
 from __future__ import annotations
 
@@ -35,19 +35,25 @@ def test_the_template_step_comes_after_the_config_sync_and_before_any_node_chang
     assert "nvidia.com/mig.config=custom-3g.20gb-1g.5gbx4" in step.reason
 
 
-def test_karpenter_names_the_file_and_reads_the_template_back() -> None:
+def test_karpenter_names_the_file_and_waits_for_the_template() -> None:
     _, step = _node_group(_mig_change("karpenter"))
     assert step.command is None  # a person merges the fragment into their own NodePool
     assert "merge out/prod/node-groups/a100.karpenter.yaml over node group a100" in step.reason
-    assert step.verify_text == (
-        "kubectl --context prod get nodepools.karpenter.sh --all-namespaces --field-selector=metadata.name=a100 "
-        "-o 'jsonpath={.items[*].spec.template.metadata.labels}'"
+    assert step.verify_text is not None
+    waits = step.verify_text.split(" && ")
+    assert len(waits) == 3  # pool, the device-plugin config and the MIG config, each until the template has it
+    assert waits[2] == (
+        "kubectl --context prod wait nodepools.karpenter.sh --all-namespaces --field-selector=metadata.name=a100 "
+        "'--for=jsonpath={.spec.template.metadata.labels.nvidia\\.com/mig\\.config}=custom-3g.20gb-1g.5gbx4' "
+        "--timeout=1m"
     )
 
 
 def test_cluster_api_reads_the_machine_deployment_back() -> None:
     _, step = _node_group(_mig_change("cluster-api"))
-    assert step.verify_text is not None and "get machinedeployments.cluster.x-k8s.io" in step.verify_text
+    assert (
+        step.verify_text is not None and "wait machinedeployments.cluster.x-k8s.io --all-namespaces" in step.verify_text
+    )
 
 
 def test_a_provider_outside_the_cluster_is_checked_by_hand() -> None:
