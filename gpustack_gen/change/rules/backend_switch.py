@@ -86,9 +86,8 @@ def _to_hami(change: ClusterChange, pools: list[Pool]) -> list[Step]:
         labels: dict[str, str | None] = {DEVICE_PLUGIN_LABEL: None}
         labels.update({k: v for k, v in change.new_labels[pool.name].items() if k != MIG_CONFIG_LABEL})
         mig = _mig_off(change, pool)
-        plan += mig
-        # Right before the label step, not earlier: a node born with gpu=on before HAMi runs would get no plugin.
-        plan.append(steps.node_group(change, pool, ID, Phase.SETTLE if mig else Phase.LABELS))
+        # With the pool's first relabel, not earlier: a node born with gpu=on before HAMi runs would get no plugin.
+        plan += [steps.node_group(change, pool, ID, Phase.LABELS), *mig]
         plan.append(
             steps.label_nodes(
                 pool,
