@@ -8,6 +8,8 @@ and the fleet's own paths (values files, local charts) are rebased from the flee
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..compile.artifact import (
     DEVICE_PLUGIN_DAEMONSET,
     DEVICE_PLUGIN_LABEL,
@@ -235,6 +237,24 @@ def uncordon(pool: Pool) -> Script:
 
 def list_nodes(pool: Pool, *columns: str) -> Script:
     return kubectl("get", "nodes", "--selector", selector_text(pool), *(w for c in columns for w in ("-L", c)))
+
+
+def wait_template_labels(resource: str, name: str, labels: Mapping[str, str]) -> Script:
+    """Fails until the node-group object's template carries every label (a NodePool is cluster-scoped, a
+    MachineDeployment is not: it is found by name in every namespace; none found fails too)."""
+    return all_of(
+        *(
+            kubectl(
+                "wait",
+                resource,
+                "--all-namespaces",
+                f"--field-selector=metadata.name={name}",
+                f"--for=jsonpath={{.spec.template.metadata.labels.{jsonpath_key(label)}}}={value}",
+                "--timeout=1m",
+            )
+            for label, value in labels.items()
+        )
+    )
 
 
 def wait_nodes(node_selector: str, jsonpath: str, value: str, timeout: str) -> Script:

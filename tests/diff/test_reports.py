@@ -154,7 +154,7 @@ def test_github_annotations() -> None:
     assert lines[0].startswith("::error file=fleet.yaml,title=prod%3A retention::the nodes of pool a100 carry")
     assert "%0Afix: keep it while the rollout runs: add to cluster prod: retired: {migConfigs:" in lines[0]
     assert lines[1].startswith("::warning file=fleet.yaml,title=prod%3A mig-layout::pool a100: MIG layout changes")
-    assert "%0Aplan: apply-configmaps, wait, check, label-nodes, drain, uncordon" in lines[1]
+    assert "%0Aplan: apply-configmaps, node-group, wait, check, label-nodes, drain, uncordon" in lines[1]
     assert lines[-1].startswith("gpustack-gen diff: clusters: 1 changed")
 
 
