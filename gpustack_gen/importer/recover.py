@@ -582,18 +582,22 @@ def _upgrade_policy_not_kept(inputs: Inputs, upgrade: DriverUpgrade) -> list[Tod
     """The release's ``driver.upgradePolicy`` values the fleet does not model that differ from what it renders:
     gpustack-gen's values file comes last, so passing them through would not keep them."""
     rendered = {"driver": {"upgradePolicy": driver_upgrade_policy(upgrade)}}
-    name = inputs.values_file or "values"
     todos = []
     for path in _UPGRADE_POLICY_KEYS:
         if path in UPGRADE_POLICY_MODELLED:
             continue
-        found, value = lookup(inputs.values, path)
+        found, value = lookup(inputs.clusterpolicy, path)  # what runs now
+        name = inputs.clusterpolicy_file or "ClusterPolicy"
+        if not found:
+            found, value = lookup(inputs.values, path)
+            name = inputs.values_file or "values"
         _, ours = lookup(rendered, path)
         if found and value != ours:
             todos.append(
                 Todo(
-                    f"{name}: {path}: {_short(value)} is not imported; the fleet renders {_short(ours)}: set "
-                    "operator.driver.upgradePolicy in the fleet to keep the cluster's value"
+                    f"{name}: {path}: {_short(value)} is not imported; the fleet renders {_short(ours)}, which "
+                    "the plans rely on (the driver DaemonSet is OnDelete: without the controller no node takes a new "
+                    "driver)"
                 )
             )
     return todos

@@ -102,3 +102,11 @@ def test_a_key_the_fleet_does_not_model_stays_a_todo(data: Path, tmp_path: Path)
     fleet = (tmp_path / "fleet.yaml").read_text(encoding="utf-8")
     assert _fleet_policy(tmp_path) == {"maxParallelUpgrades": 3}
     assert "driver.upgradePolicy.autoUpgrade: false is not imported; the fleet renders true" in fleet
+
+
+def test_the_clusterpolicys_auto_upgrade_off_is_a_todo(data: Path, tmp_path: Path) -> None:
+    _import(data, tmp_path, "", "    upgradePolicy:\n      autoUpgrade: false\n")
+    fleet = (tmp_path / "fleet.yaml").read_text(encoding="utf-8")
+    assert (
+        "clusterpolicy.yaml: driver.upgradePolicy.autoUpgrade: false is not imported; the fleet renders true" in fleet
+    )
