@@ -62,16 +62,24 @@ def _with_actions(outcome: Outcome) -> Outcome:
 def _order(change: ClusterChange, steps: list[Step]) -> tuple[Step, ...]:
     ranked = sorted(enumerate(steps), key=lambda item: (item[1].phase, change.pool_index(item[1].pool), item[0]))
     merged: list[Step] = []
-    by_command: dict[Script, int] = {}
+    by_key: dict[object, int] = {}
     for _, step in ranked:
-        if step.command is None or step.command not in by_command:
-            if step.command is not None:
-                by_command[step.command] = len(merged)
+        key = _merge_key(step)
+        if key is None or key not in by_key:
+            if key is not None:
+                by_key[key] = len(merged)
             merged.append(step)
             continue
-        index = by_command[step.command]
+        index = by_key[key]
         merged[index] = _merge(merged[index], step)
     return tuple(merged)
+
+
+def _merge_key(step: Step) -> object:
+    """Steps run once: the same command, or the same pool's node-group template (a step no command does)."""
+    if step.action is Action.NODE_GROUP:
+        return (step.action, step.pool)
+    return step.command
 
 
 def _in_cluster(steps: tuple[Step, ...], context: str) -> tuple[Step, ...]:

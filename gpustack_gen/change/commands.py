@@ -237,6 +237,19 @@ def list_nodes(pool: Pool, *columns: str) -> Script:
     return kubectl("get", "nodes", "--selector", selector_text(pool), *(w for c in columns for w in ("-L", c)))
 
 
+def show_template_labels(resource: str, name: str) -> Script:
+    """The node-group object's template labels (a NodePool is cluster-scoped, a MachineDeployment is not: found by
+    name in every namespace)."""
+    return kubectl(
+        "get",
+        resource,
+        "--all-namespaces",
+        f"--field-selector=metadata.name={name}",
+        "-o",
+        "jsonpath={.items[*].spec.template.metadata.labels}",
+    )
+
+
 def wait_nodes(node_selector: str, jsonpath: str, value: str, timeout: str) -> Script:
     return kubectl(
         "wait", "nodes", "--selector", node_selector, f"--for=jsonpath={{{jsonpath}}}={value}", f"--timeout={timeout}"

@@ -35,6 +35,7 @@ class Action(StrEnum):
     APPLY_CONFIGMAPS = "apply-configmaps"
     OPERATOR = "operator"
     BACKEND = "backend"  # helm upgrade or uninstall of a device backend's own chart (HAMi, the DRA driver)
+    NODE_GROUP = "node-group"  # the pool's node-group template: what an autoscaler's new nodes are born with
     LABEL_NODES = "label-nodes"
     RESTART_DEVICE_PLUGIN = "restart-device-plugin"
     DRAIN = "drain"
@@ -50,19 +51,20 @@ class Phase(IntEnum):
     CHECK = 0  # confirm a precondition (no node still carries a retired label)
     APPLY = 1  # the ConfigMaps (with Argo CD or Flux: the sync)
     SYNC = 2  # wait until the kubelet has synced the ConfigMap volumes into the operand pods
+    NODE_GROUPS = 3  # the node-group templates, before any node is relabelled: a node added meanwhile comes up right
     FIRST_LABELS = (
-        3  # labels later steps find nodes by: a new cluster's (before the Operator's first reconcile), a new selector's
+        4  # labels later steps find nodes by: a new cluster's (before the Operator's first reconcile), a new selector's
     )
-    DRAIN = 4  # pools whose GPUs are repartitioned or whose resource names change
-    OPERATOR = 5  # helm upgrade or the ClusterPolicy patch
-    OPERATOR_WAIT = 6
-    LABELS = 7
-    RESTART = 8
-    SETTLE = 9  # waits: MIG state, allocatable per node
-    WORKLOADS = 10
-    UNCORDON = 11
-    RETIRE_NODES = 12  # pools leaving the cluster: drain, then wait for their nodes to go
-    FINISH = 13  # after every pool moved to another backend: turn off and remove what no node uses any more
+    DRAIN = 5  # pools whose GPUs are repartitioned or whose resource names change
+    OPERATOR = 6  # helm upgrade or the ClusterPolicy patch
+    OPERATOR_WAIT = 7
+    LABELS = 8
+    RESTART = 9
+    SETTLE = 10  # waits: MIG state, allocatable per node
+    WORKLOADS = 11
+    UNCORDON = 12
+    RETIRE_NODES = 13  # pools leaving the cluster: drain, then wait for their nodes to go
+    FINISH = 14  # after every pool moved to another backend: turn off and remove what no node uses any more
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Callable
 
 from ..compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
-from ..compile.node_groups import node_group_file
+from ..compile.node_groups import PROVIDERS, node_group_file, template_of
 from ..compile.node_labels import config_manager_handles_unlabelled_nodes
 from ..compile.releases import ChartRelease
 from ..model.fleet import Cluster, Drain, Pool, Workload
@@ -282,7 +282,8 @@ def label_new_nodes(change: ClusterChange, pool: Pool, reason: str, rule: str) -
     the Operator's default config left) and waited for."""
     labels: dict[str, str | None] = dict(change.new_labels[pool.name])
     config = labels.pop(MIG_CONFIG_LABEL, None)
-    plan = [label_nodes(pool, labels, reason, rule)] if labels else []
+    plan = [node_group(change, pool, rule)]
+    plan += [label_nodes(pool, labels, reason, rule)] if labels else []
     if config is not None:
         plan += [
             relabel_mig(pool, config, f"set nvidia.com/mig.config={config} where the template did not", rule),
@@ -342,12 +343,40 @@ def _batching(pool: Pool, size: int) -> str:
     )
 
 
-def node_group_template(change: ClusterChange, pool: Pool) -> str:
-    """`` rendered/prod/node-groups/t4.karpenter.yaml``: the pool's node-group file render wrote, when the cluster
-    names its provider (``nodeGroups``; its header says what changing it does to running nodes), else ""."""
-    _, new = change.both
+def node_group(change: ClusterChange, pool: Pool, rule: str, phase: Phase = Phase.NODE_GROUPS) -> Step:
+    """The pool's node-group template gets the pool's new labels and taints before any node is relabelled or
+    drained: an autoscaler gives a node it adds the template's labels of that moment (research node-groups.md
+    §1-§5), so a node added mid-rollout would come up with the old ones. Where the template is an object in the
+    cluster (a Karpenter NodePool, a Cluster API MachineDeployment) the check reads its labels back."""
+    new = change.new
+    assert new is not None
+    template = template_of(new, pool)
+    labels = ", ".join(f"{key}={value}" for key, value in template.labels.items()) or "none"
+    taints = (
+        ", ".join(f"{t.key}{'' if t.value is None else '=' + t.value}:{t.effect}" for t in template.taints) or "none"
+    )
     path = node_group_file(new, pool)
-    return "" if path is None else " " + change.paths.rendered_file(new, path)
+    if path is None:
+        where = f"in what creates pool {pool.name}'s nodes (autoscaler node group, cloud node pool)"
+    else:
+        where = f"merge {change.paths.rendered_file(new, path)} over node group {template.name} and apply it"
+    resource = None if new.node_group_provider is None else PROVIDERS[new.node_group_provider].TEMPLATE_RESOURCE
+    verify = None if resource is None else commands.show_template_labels(resource, template.name)
+    checked = (
+        "the check shows the template's labels"
+        if verify is not None
+        else "no command can read the template back here: confirm it by hand"
+    )
+    return Step(
+        Action.NODE_GROUP,
+        None,
+        verify,
+        f"set the node-group template of pool {pool.name} before its nodes change, so a node an autoscaler adds "
+        f"meanwhile is born right: labels {labels}; taints {taints}; {where}; {checked}",
+        pool.name,
+        rule,
+        phase,
+    )
 
 
 def mark_pool(change: ClusterChange, pool: Pool, rule: str, phase: Phase) -> Step:
@@ -355,8 +384,7 @@ def mark_pool(change: ClusterChange, pool: Pool, rule: str, phase: Phase) -> Ste
         pool,
         commands.mark_pool(pool),
         f"mark the pool's nodes {commands.ROLLOUT_LABEL}={commands.PENDING}: the rollout changes these and no "
-        f"other; a node an autoscaler adds meanwhile comes from the node group template{node_group_template(change, pool)} "
-        "(update it first)",
+        "other; a node an autoscaler adds meanwhile comes from the node-group template (updated first)",
         rule,
         phase,
     )
@@ -387,7 +415,10 @@ def mig_relabel(
     ``batched``: the pool's pods can run on either layout, so it goes ``drain.maxUnavailable`` nodes at a time,
     each batch changed and uncordoned before the next; otherwise the pool is one batch."""
     _, new = change.both
-    plan = [apply_configmaps(change, new, f"add MIG config {config} to the mig-parted ConfigMap", rule)]
+    plan = [
+        apply_configmaps(change, new, f"add MIG config {config} to the mig-parted ConfigMap", rule),
+        node_group(change, pool, rule),
+    ]
     if pool.nodes == 0:
         return plan
     phases = (Phase.LABELS,) * 4 if batched else (Phase.DRAIN, Phase.LABELS, Phase.SETTLE, Phase.UNCORDON)
@@ -407,7 +438,7 @@ def mig_relabel(
                     batch,
                     config,
                     f"clear the old state and set nvidia.com/mig.config={config} on the marked nodes: the mig-manager "
-                    f"acts only on a changed value; also set it in the pool's node group template{node_group_template(change, pool)}",
+                    "acts only on a changed value",
                     rule,
                 ),
                 phase=phases[1],

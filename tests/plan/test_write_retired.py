@@ -41,7 +41,7 @@ def test_the_written_fleet_keeps_every_byte_and_gains_the_entry(tmp_path: Path) 
 
     assert result.exit_code == 0, result.output
     assert f"wrote the retired entries cluster prod needs to {fleet}" in result.stderr
-    assert "prod: 12 steps" in result.stdout  # planned with the entry, not refused
+    assert "prod: 13 steps" in result.stdout  # planned with the entry, not refused
     after = fleet.read_text(encoding="utf-8")
     diff = "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True), "before", "after", n=1))
     assert_golden(diff, HERE / "written.diff")

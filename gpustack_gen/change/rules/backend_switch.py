@@ -87,13 +87,15 @@ def _to_hami(change: ClusterChange, pools: list[Pool]) -> list[Step]:
         labels.update({k: v for k, v in change.new_labels[pool.name].items() if k != MIG_CONFIG_LABEL})
         mig = _mig_off(change, pool)
         plan += mig
+        # Right before the label step, not earlier: a node born with gpu=on before HAMi runs would get no plugin.
+        plan.append(steps.node_group(change, pool, ID, Phase.SETTLE if mig else Phase.LABELS))
         plan.append(
             steps.label_nodes(
                 pool,
                 labels,
                 "HAMi's device plugin runs on nodes labelled gpu=on"
                 + (", once MIG is off" if mig else "")
-                + "; the device-plugin label is no longer read (set the same in the pool's node group template)",
+                + "; the device-plugin label is no longer read",
                 ID,
                 Phase.SETTLE if mig else Phase.LABELS,
             )
@@ -125,12 +127,13 @@ def _to_gpu_operator(change: ClusterChange, pools: list[Pool]) -> list[Step]:
     for pool in pools:
         labels: dict[str, str | None] = {hami.NODE_LABEL: None}
         labels.update({k: v for k, v in change.new_labels[pool.name].items() if k != MIG_CONFIG_LABEL})
+        plan.append(steps.node_group(change, pool, ID, Phase.DRAIN))  # with the labels, once HAMi's are not needed
         plan.append(
             steps.label_nodes(
                 pool,
                 labels,
                 "once the pool is drained: the device-plugin label before the Operator's plugin starts; without "
-                "gpu=on HAMi's plugin leaves the node (set the same in the pool's node group template)",
+                "gpu=on HAMi's plugin leaves the node",
                 ID,
                 Phase.DRAIN,
             )

@@ -25,6 +25,7 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     pools = steps.pools_with_nodes(list(new.pools))
     label_reason, label_phase = _labels_when(new.operator.adopt_from is not None)
     for pool in pools:
+        plan.append(steps.node_group(change, pool, ID, label_phase))  # new nodes carry the labels no earlier
         plan.append(steps.label_nodes(pool, dict(change.new_labels[pool.name]), label_reason, ID, label_phase))
     external = new.operator.install == "external"
     install = f"install the GPU Operator {new.operator.release.version} with the rendered values"

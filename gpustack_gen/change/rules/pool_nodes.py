@@ -4,7 +4,8 @@ waits until they advertise what the pool offers.
 A node created from the node group's template carries the template's labels only; the Operator gives a
 MIG-capable one ``nvidia.com/mig.config=all-disabled`` when it has none (gpu-operator@v25.3.3
 ``controllers/state_manager.go:538-546``), so the labels node-labels.yaml lists are set (and the MIG config as a
-relabel) on every node of the pool, which changes nothing on the nodes that already carry them.
+relabel) on every node of the pool, which changes nothing on the nodes that already carry them. A
+``node-group`` step first names the labels the template must carry.
 """
 
 from __future__ import annotations

@@ -67,12 +67,13 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         mps = after.sharing.strategy == "mps" and after.nodes > 0
         if mps:  # the sidecar's SIGHUP on the new key makes the MPS daemon quit its server
             plan += steps.drain(after, "the relabel restarts the MPS daemon, which ends its clients", ID)
+        plan.insert(2, steps.node_group(change, after, ID))
         if after.nodes > 0:
             plan += [
                 steps.label_nodes(
                     after,
                     {DEVICE_PLUGIN_LABEL: key},
-                    "move the nodes to the pool's new key (and set it in the node group template): the "
+                    "move the nodes to the pool's new key: the "
                     "config-manager sidecars reload the device plugin and GFD on the label change",
                     ID,
                 ),

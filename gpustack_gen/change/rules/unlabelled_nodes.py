@@ -44,12 +44,14 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
             {DEVICE_PLUGIN_LABEL: pool.name},
             f"before {DEFAULT_DEVICE_PLUGIN_KEY} changes: a node of the pool without the label runs on "
             f"{DEFAULT_DEVICE_PLUGIN_KEY}, whose content equals the pool's key until now; labelled, it keeps "
-            f"its config (put the label in the node group's template{steps.node_group_template(change, pool)} too)",
+            "its config",
             ID,
             Phase.CHECK,
         )
         for pool in pools
     ]
+    # The template carries the label before the default key changes: a node added later is born labelled.
+    plan += [steps.node_group(change, pool, ID, Phase.CHECK) for pool in pools]
     plan.append(
         Step(
             Action.CHECK,

@@ -2,7 +2,8 @@
 creates them (``nodeGroups.provider``). One module per provider, registered in :data:`PROVIDERS`.
 
 A provider module has ``NAME``, ``PROVIDER_DOMAINS`` (label domains it sets itself), ``NAME_LABEL`` (the label
-it sets to the group's name), ``extra_labels`` (labels it needs beyond the pool's), ``document`` and ``notes``
+it sets to the group's name), ``TEMPLATE_RESOURCE`` (the cluster object holding the template, None when it is
+not one), ``extra_labels`` (labels it needs beyond the pool's), ``document`` and ``notes``
 (the file's header: how to merge it, and what changing it does to running nodes).
 """
 
@@ -20,7 +21,7 @@ from .nodes import PoolNodes, pool_nodes
 if TYPE_CHECKING:
     from ...model.fleet import Cluster, Pool
 
-__all__ = ["PROVIDERS", "node_group_artifacts", "node_group_file"]
+__all__ = ["PROVIDERS", "PoolNodes", "node_group_artifacts", "node_group_file", "template_of"]
 
 
 class NodeGroupProvider(Protocol):
@@ -32,6 +33,9 @@ class NodeGroupProvider(Protocol):
 
     @property
     def NAME_LABEL(self) -> str | None: ...
+
+    @property
+    def TEMPLATE_RESOURCE(self) -> str | None: ...
 
     def extra_labels(self, cluster: Cluster) -> dict[str, str]: ...
 
@@ -58,16 +62,26 @@ def node_group_file(cluster: Cluster, pool: Pool) -> str | None:
     return posixpath.join(NODE_GROUP_FOLDER, f"{pool.name}.{cluster.node_group_provider}.yaml")
 
 
+def template_of(cluster: Cluster, pool: Pool) -> PoolNodes:
+    """What the pool's node-group template carries: as its provider writes it, or (no provider named) every
+    label of the pool that Kubernetes does not set itself."""
+    labels = backend_of(cluster).pool_labels(cluster)[pool.name]
+    if cluster.node_group_provider is None:
+        return pool_nodes(pool, labels, (), None)
+    provider = PROVIDERS[cluster.node_group_provider]
+    return pool_nodes(
+        pool, {**labels, **provider.extra_labels(cluster)}, provider.PROVIDER_DOMAINS, provider.NAME_LABEL
+    )
+
+
 def node_group_artifacts(cluster: Cluster) -> list[Artifact]:
     """One fragment per pool, in the cluster's pool order; none when the cluster names no provider."""
     if cluster.node_group_provider is None:
         return []
     provider = PROVIDERS[cluster.node_group_provider]
-    backend_labels = backend_of(cluster).pool_labels(cluster)
     artifacts = []
     for pool in cluster.pools:
-        labels = {**backend_labels[pool.name], **provider.extra_labels(cluster)}
-        nodes = pool_nodes(pool, labels, provider.PROVIDER_DOMAINS, provider.NAME_LABEL)
+        nodes = template_of(cluster, pool)
         path = node_group_file(cluster, pool)
         assert path is not None
         artifacts.append(

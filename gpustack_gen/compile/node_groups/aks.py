@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 NAME = "aks"
 PROVIDER_DOMAINS = ("kubernetes.azure.com",)
 NAME_LABEL = "kubernetes.azure.com/agentpool"
+# an az/ARM node pool, not an object in the cluster: nothing to read back.
+TEMPLATE_RESOURCE: str | None = None
 
 
 def extra_labels(cluster: Cluster) -> dict[str, str]:

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 NAME = "cluster-api"
 PROVIDER_DOMAINS = ("cluster.x-k8s.io",)
 NAME_LABEL = "cluster.x-k8s.io/deployment-name"
+# the MachineDeployment a check reads the template labels of.
+TEMPLATE_RESOURCE = "machinedeployments.cluster.x-k8s.io"
 
 
 def extra_labels(cluster: Cluster) -> dict[str, str]:

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 NAME = "eksctl"
 PROVIDER_DOMAINS = ("eks.amazonaws.com", "alpha.eksctl.io")
 NAME_LABEL = "eks.amazonaws.com/nodegroup"
+# a file for eksctl, not an object in the cluster: nothing to read back.
+TEMPLATE_RESOURCE: str | None = None
 # eksctl installs its own device plugin on GPU node groups unless told not to (pkg/eks/tasks.go:339-372): a
 # second plugin on the nodes (kube-system/nvidia-device-plugin-daemonset).
 NO_PLUGIN_FLAG = "--install-nvidia-plugin=false"

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 NAME = "gke"
 PROVIDER_DOMAINS = ("cloud.google.com",)
 NAME_LABEL = "cloud.google.com/gke-nodepool"
+# Terraform, not an object in the cluster: nothing to read back.
+TEMPLATE_RESOURCE: str | None = None
 NO_GKE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
 EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
 

@@ -20,6 +20,8 @@ NAME = "karpenter"
 # Karpenter sets these itself; its CRD refuses them in template labels (labels.go IsRestrictedLabel).
 PROVIDER_DOMAINS = ("karpenter.sh", "karpenter.k8s.aws")
 NAME_LABEL = "karpenter.sh/nodepool"
+# the NodePool a check reads the template labels of.
+TEMPLATE_RESOURCE = "nodepools.karpenter.sh"
 
 
 def extra_labels(cluster: Cluster) -> dict[str, str]:

@@ -10,14 +10,20 @@
   real-world.md §5); a cordoned node is left alone (whether drained nodes are removed is unverified there: the
   model takes the case a plan can survive).
 
+The template changes only when a plan's node-group step says so (as a person following it would, with the labels
+it names), so a node added before that step is born with the old labels and one added after with the new.
+
 The node group's maximum is its pool's size plus ``surge`` nodes. How long a node takes to register is not
 measured; any delay shows whether the plan's later steps see it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from gpustack_gen.compile.node_groups.nodes import KUBERNETES_DOMAINS, in_domains
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -37,6 +43,18 @@ class Autoscaler:
     launching: dict[str, float] = field(default_factory=dict)  # pool -> when its new node registers
     empty_since: dict[str, float] = field(default_factory=dict)
     count: int = 0
+
+    def set_template(self, pool: str, reason: str) -> None:
+        """A node-group step: the pool's template gets exactly the labels it names; those Kubernetes sets on the
+        node itself are not the template's to change."""
+        if pool not in self.templates:
+            return
+        match = re.search(r"\blabels (.*?); taints ", reason)
+        if match is None:
+            raise ValueError(f"a node-group step that names no labels: {reason}")
+        named = {} if match.group(1) == "none" else dict(item.split("=", 1) for item in match.group(1).split(", "))
+        kept = {k: v for k, v in self.templates[pool].items() if in_domains(k, KUBERNETES_DOMAINS)}
+        self.templates[pool] = {**kept, **named}
 
     def step(self, cluster: Cluster) -> None:
         for pool, labels in self.templates.items():

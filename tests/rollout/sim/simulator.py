@@ -287,6 +287,10 @@ class Simulation:
 
     def _manual(self, step: Step) -> None:
         """A step with no command says what a person does; the model does it as told."""
+        if step.action is Action.NODE_GROUP:
+            if self.cluster.autoscaler is not None:
+                self.cluster.autoscaler.set_template(step.pool or "", step.reason)
+            return
         if step.action is not Action.UPDATE_WORKLOADS:
             raise SimulationError(f"no command for {step.action.value}")
         match = re.search(r"merge (\S+) into", step.reason)

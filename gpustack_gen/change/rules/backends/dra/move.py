@@ -142,6 +142,7 @@ def _each_pool(
     for pool in steps.pools_with_nodes(list(new.pools)):
         before = change.old_pools.get(pool.name)
         running = before is not None and before.nodes > 0
+        plan.append(steps.node_group(change, pool, ID))
         if before is not None and running:
             plan += steps.drain(pool, drained_because, ID, Phase.LABELS)
             plan += turn_off(before, pool)
@@ -187,8 +188,7 @@ def _to_dra(change: ClusterChange) -> list[Step]:
         label = steps.label_nodes(
             pool,
             dict(labels),
-            "start the DRA kubelet plugin on the pool's nodes; set these labels in the pool's node group template too "
-            "(the check waits until the plugin runs on every labelled node)",
+            "start the DRA kubelet plugin on the pool's nodes (the check waits until the plugin runs on every labelled node)",
             ID,
         )
         return [dataclasses.replace(label, verify=commands.dra_plugin_rollout(new))]
@@ -300,8 +300,7 @@ def _from_dra(change: ClusterChange) -> list[Step]:
             steps.label_nodes(
                 pool,
                 labels,
-                "start the Operator's device plugin on the pool's nodes with the pool's config; set these labels in "
-                "the pool's node group template too",
+                "start the Operator's device plugin on the pool's nodes with the pool's config",
                 ID,
             ),
             dataclasses.replace(steps.allocatable(new, pool, ID), phase=Phase.LABELS),

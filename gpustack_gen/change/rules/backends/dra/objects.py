@@ -255,12 +255,13 @@ def _pools(change: ClusterChange) -> Iterator[Outcome]:
         if pool.name in change.old_pools or pool.nodes == 0:
             continue
         plan: list[Step] = [
+            steps.node_group(change, pool, ID),
             steps.label_nodes(
                 pool,
                 dict(change.new_labels[pool.name]),
-                "label the pool's nodes (create its node group with these labels in its template)",
+                "label the pool's nodes",
                 ID,
-            )
+            ),
         ]
         if change.new_names.mig_config_label(pool) is not None:
             plan += [steps.mig_success(pool, ID), _republish(new, pool)]

@@ -3,7 +3,10 @@
 The mig-manager acts only when the label's value changes, reads the config from its mounted ConfigMap,
 and never drains: it fails on GPUs in use (mig-parted ``cmd/nvidia-mig-manager/main.go``,
 ``reconfigure``). So the new config must be in the ConfigMap and synced before the label changes, the
-nodes drained before it, and the old ``success`` cleared so that it cannot pass for the new result.
+nodes drained before it, and the old ``success`` cleared so that it cannot pass for the new result. The pool's
+node-group template gets the new label first (a ``node-group`` step): a node an autoscaler adds for the pods a
+drain leaves Pending is born with the template's labels of that moment (kubernetes-sigs/karpenter@v1.14.1
+``pkg/apis/v1/nodepool.go:204-209``), and no later step, which selects the marked nodes, would change it.
 """
 
 from __future__ import annotations
