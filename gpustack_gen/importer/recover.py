@@ -47,9 +47,14 @@ _REQUIRED_OPERANDS = ("devicePlugin.enabled", "gfd.enabled", "migManager.enabled
 # Written by backend dra only (the driver manager evicts the DRA kubelet plugin): an imported cluster runs the
 # Operator's device plugin, so a value there stays a TODO.
 _OTHER_BACKENDS_KEYS = ("driver.manager.env",)
-# gpustack-gen's own defaults for the driver upgrade controller (docs/guides/rollout-assumptions.md): not
-# recovered from a cluster yet, so an imported fleet renders them; a value there stays a TODO.
+# The driver upgrade controller's keys gpustack-gen renders and passes last (docs/guides/rollout-assumptions.md);
+# those the fleet models are recovered (values key -> fleet key, type), the others stay a TODO where they differ.
 _UPGRADE_POLICY_KEYS = tuple(gate.path for gate in VALUES_KEYS if gate.path.startswith("driver.upgradePolicy."))
+UPGRADE_POLICY_MODELLED: dict[str, tuple[str, type]] = {
+    "driver.upgradePolicy.maxParallelUpgrades": ("max_parallel_upgrades", int),
+    "driver.upgradePolicy.gpuPodDeletion.deleteEmptyDir": ("delete_empty_dir", bool),
+    "driver.upgradePolicy.gpuPodDeletion.force": ("force", bool),
+}
 # Values keys the fleet model owns (rendered into gpu-operator-values.yaml): the version-gate table, but for
 # the operand switches an import requires on (only another device backend, such as HAMi, turns one off) and the
 # operands' tolerations, which stay the user's (the fleet adds only what its pool taints need).
@@ -286,7 +291,8 @@ def recover_operator(inputs: Inputs, operator_version: str | None, groups: tuple
     found, root = lookup(inputs.values, "devicePlugin.mps.root")
     if found and root == MPS_ROOT:
         consumed.add("devicePlugin.mps.root")
-    todos.extend(_upgrade_policy_not_kept(inputs))
+    upgrade = _recover_upgrade_policy(inputs, settings, todos)
+    todos.extend(_upgrade_policy_not_kept(inputs, upgrade))
     accounted = frozenset(consumed)
     consumed.update(_UPGRADE_POLICY_KEYS)  # rendered and passed last: a user file cannot keep them
     user_values = _pass_through(inputs, consumed)
@@ -530,20 +536,68 @@ def _select_mig_configmap(
     ]
 
 
-def _upgrade_policy_not_kept(inputs: Inputs) -> list[Todo]:
-    """The release's ``driver.upgradePolicy`` values that differ from what the imported fleet renders: gpustack-gen's
-    values file comes last, so passing them through would not keep them."""
-    rendered = {"driver": {"upgradePolicy": driver_upgrade_policy(DriverUpgrade())}}
-    name = inputs.values_file or "values"
+def _policy_key(values_key: str) -> str:
+    """A ``driver.upgradePolicy`` values key as the ClusterPolicy spec has it: the chart's templates/clusterpolicy.yaml
+    renders ``gpuPodDeletion`` as ``podDeletion`` (as compile/operator.py's patch does)."""
+    return values_key.replace(".gpuPodDeletion.", ".podDeletion.")
+
+
+def _recover_upgrade_policy(inputs: Inputs, settings: dict[str, Setting], todos: list[Todo]) -> DriverUpgrade:
+    """The ``driver.upgradePolicy`` keys the fleet models, into ``settings`` (values keys), the ClusterPolicy winning
+    as for the other settings; a value of the wrong type is a TODO and left to gpustack-gen's default."""
+    values_name = inputs.values_file or "values"
+    policy_name = inputs.clusterpolicy_file or "ClusterPolicy"
+    recovered: dict[str, Any] = {}
+    for key, (field_name, kind) in UPGRADE_POLICY_MODELLED.items():
+        in_values, from_values = lookup(inputs.values, key)
+        in_policy, from_policy = lookup(inputs.clusterpolicy, _policy_key(key))
+        if in_policy and in_values and from_policy != from_values:
+            todos.append(
+                Todo(
+                    f"{key}: {values_name} says {_short(from_values)} but the ClusterPolicy says "
+                    f"{_short(from_policy)}; took the ClusterPolicy's (what runs now)",
+                    OPERATOR,
+                )
+            )
+        if in_policy and from_policy is not None:
+            setting = Setting(from_policy, f"{policy_name} spec.{_policy_key(key)}")
+        elif in_values and from_values is not None:
+            setting = Setting(from_values, f"{values_name} {key}")
+        else:
+            continue
+        # bool is an int in Python: a maxParallelUpgrades of true is not a count
+        wrong_type = not isinstance(setting.value, kind) or (kind is int and isinstance(setting.value, bool))
+        if wrong_type or (kind is int and not 0 <= setting.value <= 100_000):
+            expected = "a count from 0 to 100000" if kind is int else "a boolean"
+            todos.append(
+                Todo(f"{key}: {_short(setting.value)} ({setting.origin}) is not {expected}; not imported", OPERATOR)
+            )
+            continue
+        settings[key] = setting
+        recovered[field_name] = setting.value
+    return DriverUpgrade(**recovered)
+
+
+def _upgrade_policy_not_kept(inputs: Inputs, upgrade: DriverUpgrade) -> list[Todo]:
+    """The release's ``driver.upgradePolicy`` values the fleet does not model that differ from what it renders:
+    gpustack-gen's values file comes last, so passing them through would not keep them."""
+    rendered = {"driver": {"upgradePolicy": driver_upgrade_policy(upgrade)}}
     todos = []
     for path in _UPGRADE_POLICY_KEYS:
-        found, value = lookup(inputs.values, path)
+        if path in UPGRADE_POLICY_MODELLED:
+            continue
+        found, value = lookup(inputs.clusterpolicy, path)  # what runs now
+        name = inputs.clusterpolicy_file or "ClusterPolicy"
+        if not found:
+            found, value = lookup(inputs.values, path)
+            name = inputs.values_file or "values"
         _, ours = lookup(rendered, path)
         if found and value != ours:
             todos.append(
                 Todo(
-                    f"{name}: {path}: {_short(value)} is not imported; the fleet renders {_short(ours)}: set "
-                    "operator.driver.upgradePolicy in the fleet to keep the cluster's value"
+                    f"{name}: {path}: {_short(value)} is not imported; the fleet renders {_short(ours)}, which "
+                    "the plans rely on (the driver DaemonSet is OnDelete: without the controller no node takes a new "
+                    "driver)"
                 )
             )
     return todos

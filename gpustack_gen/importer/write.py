@@ -12,12 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic.alias_generators import to_camel
+
 from ..compile.artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP
 from ..model.intent import API_VERSION
 from ..yamlio.writer import dump_commented, reads_as_string
 from .discover import NodeGroup
 from .notes import CLUSTER, HEADER, OPERATOR, Todo, one_line, pool_place
-from .recover import OperatorState, PoolSharing
+from .recover import UPGRADE_POLICY_MODELLED, OperatorState, PoolSharing
 
 _MAX_NAMES_IN_COMMENT = 6
 
@@ -151,6 +153,10 @@ def _operator(state: OperatorState, cluster: str) -> Any:
                 continue
             block[alias] = _scalar(setting.value) if isinstance(setting.value, str) else setting.value
             _eol(block, alias, setting.origin)
+        if section == "driver":
+            upgrade = _upgrade_policy(state)
+            if upgrade:
+                block["upgradePolicy"] = upgrade
         if block:
             operator[section] = block
     if state.user_values:
@@ -161,6 +167,20 @@ def _operator(state: OperatorState, cluster: str) -> Any:
         operator["adoptFrom"] = adopted
         _eol(operator, "adoptFrom", "the ConfigMaps the Operator reads today; delete after the first rollout")
     return operator
+
+
+def _upgrade_policy(state: OperatorState) -> Any:
+    """The driver upgrade controller's settings the release sets, under the fleet's names."""
+    from ruamel.yaml.comments import CommentedMap
+
+    block = CommentedMap()
+    for key, (field_name, _) in UPGRADE_POLICY_MODELLED.items():
+        setting = state.settings.get(key)
+        if setting is not None:
+            alias = to_camel(field_name)
+            block[alias] = setting.value
+            _eol(block, alias, setting.origin)
+    return block
 
 
 def _adopted_configmaps(state: OperatorState) -> Any:

@@ -39,11 +39,11 @@ def test_values_passed_through_round_trip(data: Path, tmp_path: Path) -> None:
 
 
 def test_a_value_gpustack_gen_renders_otherwise_fails_the_round_trip(data: Path, tmp_path: Path) -> None:
-    # driver.upgradePolicy is rendered by gpustack-gen and passed last: its value replaces the release's
-    result = _roundtrip(data, tmp_path, "  upgradePolicy:\n    maxParallelUpgrades: 4\n")
+    # driver.upgradePolicy is rendered by gpustack-gen and passed last: a key the fleet does not model is replaced
+    result = _roundtrip(data, tmp_path, "  upgradePolicy:\n    autoUpgrade: false\n")
     assert result.exit_code == 1, result.output
     assert _would_change(result) == [
-        "would change: values driver.upgradePolicy.maxParallelUpgrades: the release has 4, the upgrade passes 1"
+        "would change: values driver.upgradePolicy.autoUpgrade: the release has false, the upgrade passes true"
     ]
 
 

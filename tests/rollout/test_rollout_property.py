@@ -3,6 +3,9 @@ team makes, the plan replays on the model of the upstream controllers without br
 
 A change that relabels nodes needs the old config kept (``retired``): the generator adds exactly the
 entries the retention rule asks for, as a user following the plan's error would.
+
+The cluster also runs what the fleet does not say (:mod:`sim.extras`), drawn over the old fleet: node groups an
+autoscaler grows for Pending GPU pods.
 """
 
 from __future__ import annotations
@@ -218,14 +221,35 @@ EDITS: dict[str, Edit] = {
 }
 
 
+# What a cluster runs beyond the fleet, over the old fleet's pools (sim/extras.py's keys).
+POOLS = ("t4", "a100", "h100")
+
+
+@st.composite
+def beyond_the_fleet(draw: st.DrawFn, old_data: dict[str, Any]) -> dict[str, Any]:
+    cluster = _cluster(old_data)
+    pools = [p["name"] for p in cluster["nodePools"] if p["name"] in POOLS]
+    extras: dict[str, Any] = {}
+    scaled = draw(st.lists(st.sampled_from(pools), unique=True, max_size=2)) if pools else []
+    if scaled:
+        extras["autoscaler"] = {"pools": scaled}
+    return extras
+
+
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(
     single=st.booleans(),
     before=st.lists(st.sampled_from(sorted(EDITS)), max_size=2, unique=True),
     change=st.lists(st.sampled_from(sorted(EDITS)), min_size=1, max_size=3, unique=True),
+    data=st.data(),
 )
 def test_any_plan_replays_without_breaking_an_invariant(
-    upstream: Path, tmp_path_factory: pytest.TempPathFactory, single: bool, before: list[str], change: list[str]
+    upstream: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    single: bool,
+    before: list[str],
+    change: list[str],
+    data: st.DataObject,
 ) -> None:
     old_data = base(single)
     for name in before:
@@ -250,4 +274,5 @@ def test_any_plan_replays_without_breaking_an_invariant(
     step_rules = {rule for step in analysis.steps for rule in step.rule.split(",")}
     assert step_rules <= {f.rule for f in analysis.findings}
     assert {f.rule for f in analysis.findings if f.actions} <= step_rules
-    Simulation(upstream, tmp_path_factory.mktemp("rollout"), old, new, "prod").run()
+    extras = data.draw(beyond_the_fleet(old_data), label="beyond the fleet")
+    Simulation(upstream, tmp_path_factory.mktemp("rollout"), old, new, "prod", extras).run()
