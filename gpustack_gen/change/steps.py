@@ -191,9 +191,12 @@ def restart_device_plugin(change: ClusterChange, reason: str, rule: str, *, mps_
     )
 
 
-def drain_preflight(pool: Pool, rule: str, phase: Phase) -> Step:
-    """Right before the pool's first drain (after the labels it selects by are set): the pods that would fail the drain, and the PodDisruptionBudgets that allow no
-    eviction now (their pods' evictions are refused until more of them are Ready)."""
+def drain_preflight(pool: Pool, rule: str, phase: Phase, *, whole_pool: bool = False) -> Step:
+    """Right before the pool's first drain (after the labels it selects by are set): the pods that would fail the
+    drain, and the PodDisruptionBudgets that would refuse its evictions. Drained in batches, an evicted pod runs
+    again on a node already done, so only a budget allowing no eviction now blocks; drained whole, no evicted pod
+    runs again before the change is done, so a budget allowing fewer evictions than it has pods on the pool
+    blocks too (its next eviction waits for a pod that cannot start)."""
     if pool.drain.delete_pods_without_controller:
         bare = "pods without a controller on them are deleted and not recreated (drain.deletePodsWithoutController)"
     else:
@@ -201,13 +204,21 @@ def drain_preflight(pool: Pool, rule: str, phase: Phase) -> Step:
             "a pod without a controller (a notebook started by hand) fails this check: save its work and delete "
             "it, or set drain.deletePodsWithoutController on the pool to let the drain delete it"
         )
+    if whole_pool:
+        blocking = (
+            "the whole pool is drained at once and its evicted pods cannot run again before the change is done, so "
+            "a PodDisruptionBudget whose ALLOWED is below the number of its pods on the pool"
+        )
+        remedy = "relax or delete the budget first (more replicas do not help: their pods cannot start either)"
+    else:
+        blocking = "a PodDisruptionBudget with ALLOWED 0 whose pods run on the pool"
+        remedy = "scale that workload up or relax the budget first"
     return Step(
         Action.CHECK,
         commands.drain_preflight(pool),
         commands.show_pdbs(),
-        f"nothing of the pool is cordoned yet: {bare}; a PodDisruptionBudget with ALLOWED 0 whose pods run on the pool blocks "
-        f"its node until the drain's {pool.drain.timeout_minutes}m timeout: scale that workload up or relax the "
-        "budget first",
+        f"nothing of the pool is cordoned yet: {bare}; {blocking} blocks the drain until its "
+        f"{pool.drain.timeout_minutes}m timeout: {remedy}",
         pool.name,
         rule,
         phase,
@@ -217,7 +228,7 @@ def drain_preflight(pool: Pool, rule: str, phase: Phase) -> Step:
 def drain(pool: Pool, reason: str, rule: str, phase: Phase = Phase.DRAIN) -> list[Step]:
     """The pool's pre-flight and its drain (the whole pool at once: the change leaves no node of it usable)."""
     return [
-        drain_preflight(pool, rule, phase),
+        drain_preflight(pool, rule, phase, whole_pool=True),
         Step(Action.DRAIN, commands.drain(pool), commands.wait_cordoned(pool), reason, pool.name, rule, phase),
     ]
 
@@ -428,7 +439,7 @@ def mig_relabel(
     phases = (Phase.LABELS,) * 4 if batched else (Phase.DRAIN, Phase.LABELS, Phase.SETTLE, Phase.UNCORDON)
     plan += [
         mig_sync(new, config, rule, pool.name),
-        drain_preflight(pool, rule, phases[0]),
+        drain_preflight(pool, rule, phases[0], whole_pool=not batched),
         mark_pool(change, pool, rule, phases[0]),
     ]
     cuts = batches(pool) if batched else [(batches(dataclasses.replace(pool, drain=_whole(pool)))[0][0], pool.nodes)]
