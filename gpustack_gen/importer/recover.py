@@ -151,6 +151,15 @@ def _looks_like_mig(cm: ConfigMap) -> bool:
     return MIG_CONFIG_KEY in cm.data and is_mig_config(parse_embedded(cm.data[MIG_CONFIG_KEY])[0])
 
 
+def _disagreement(key: str, values_name: str, from_values: Any, from_policy: Any) -> Todo:
+    """The TODO of a key the values file and the running ClusterPolicy disagree on: the ClusterPolicy's is taken."""
+    return Todo(
+        f"{key}: {values_name} says {_short(from_values)} but the ClusterPolicy says "
+        f"{_short(from_policy)}; took the ClusterPolicy's (what runs now)",
+        OPERATOR,
+    )
+
+
 def _short(value: Any) -> str:
     text = one_line(value if isinstance(value, str) else json.dumps(value, sort_keys=False, default=str))
     return text if len(text) <= 60 else text[:57] + "..."
@@ -186,13 +195,7 @@ def recover_operator(inputs: Inputs, operator_version: str | None, groups: tuple
         if in_values:
             consumed.add(key)
         if in_policy and in_values and _normal(key, from_policy) != _normal(key, from_values):
-            todos.append(
-                Todo(
-                    f"{key}: {values_name} says {_short(from_values)} but the ClusterPolicy says "
-                    f"{_short(from_policy)}; took the ClusterPolicy's (what runs now)",
-                    OPERATOR,
-                )
-            )
+            todos.append(_disagreement(key, values_name, from_values, from_policy))
         if in_policy and from_policy is not None:
             settings[key] = Setting(from_policy, f"{policy_name} spec.{key}")
         elif in_values and from_values is not None:
@@ -552,13 +555,7 @@ def _recover_upgrade_policy(inputs: Inputs, settings: dict[str, Setting], todos:
         in_values, from_values = lookup(inputs.values, key)
         in_policy, from_policy = lookup(inputs.clusterpolicy, _policy_key(key))
         if in_policy and in_values and from_policy != from_values:
-            todos.append(
-                Todo(
-                    f"{key}: {values_name} says {_short(from_values)} but the ClusterPolicy says "
-                    f"{_short(from_policy)}; took the ClusterPolicy's (what runs now)",
-                    OPERATOR,
-                )
-            )
+            todos.append(_disagreement(key, values_name, from_values, from_policy))
         if in_policy and from_policy is not None:
             setting = Setting(from_policy, f"{policy_name} spec.{_policy_key(key)}")
         elif in_values and from_values is not None:
