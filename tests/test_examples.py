@@ -14,7 +14,19 @@ from gpustack_gen.model.backends.hami import hami_sharing, workload_shares
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples"
 
 
-@pytest.mark.parametrize("folder", ["", "hami", "dra", "node-groups"])
+# Every example with committed output, found rather than listed, so that a new backend's example is checked too.
+RENDERED_EXAMPLES = sorted(
+    fleet.parent.relative_to(EXAMPLE).as_posix().removeprefix(".")
+    for fleet in EXAMPLE.rglob("fleet.yaml")
+    if "rendered" not in fleet.relative_to(EXAMPLE).parts and (fleet.parent / "rendered").is_dir()
+)
+
+
+def test_every_backend_example_and_the_bundled_one_have_committed_output() -> None:
+    assert {"", "hami", "dra", "node-groups"} <= set(RENDERED_EXAMPLES)
+
+
+@pytest.mark.parametrize("folder", RENDERED_EXAMPLES)
 def test_committed_output_matches_a_fresh_render(folder: str) -> None:
     """examples/fleet.yaml -> examples/rendered, examples/<backend>/fleet.yaml -> examples/<backend>/rendered."""
     root = EXAMPLE / folder
