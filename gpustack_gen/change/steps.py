@@ -363,9 +363,7 @@ def node_group(change: ClusterChange, pool: Pool, rule: str, phase: Phase = Phas
     assert new is not None
     template = template_of(new, pool)
     labels = ", ".join(f"{key}={value}" for key, value in template.labels.items()) or "none"
-    taints = (
-        ", ".join(f"{t.key}{'' if t.value is None else '=' + t.value}:{t.effect}" for t in template.taints) or "none"
-    )
+    taints = ", ".join(taint.text for taint in template.taints) or "none"
     path = node_group_file(new, pool)
     if path is None:
         where = f"in what creates pool {pool.name}'s nodes (autoscaler node group, cloud node pool)"

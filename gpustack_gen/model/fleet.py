@@ -134,6 +134,11 @@ class Taint:
     value: str | None
     effect: str
 
+    @property
+    def text(self) -> str:
+        """``key=value:effect`` (``key:effect`` without a value), as ``kubectl taint`` writes it."""
+        return f"{self.key}{'' if self.value is None else '=' + self.value}:{self.effect}"
+
 
 @dataclass(frozen=True, slots=True)
 class Drain:

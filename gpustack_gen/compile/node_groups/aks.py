@@ -13,7 +13,7 @@ from ...shell import kubectl, text_in
 from .nodes import PoolNodes, provided_note
 
 if TYPE_CHECKING:
-    from ...model.fleet import Cluster, Pool, Taint
+    from ...model.fleet import Cluster, Pool
 
 NAME = "aks"
 PROVIDER_DOMAINS = ("kubernetes.azure.com",)
@@ -26,16 +26,12 @@ def extra_labels(cluster: Cluster) -> dict[str, str]:
     return {}
 
 
-def taint_text(taint: Taint) -> str:
-    """``key=value:Effect``, the form --node-taints and nodeTaints take; ``key:Effect`` without a value, as kubectl
-    taint writes it (AKS documents only the form with a value: not verified there)."""
-    return f"{taint.key}{'=' + taint.value if taint.value is not None else ''}:{taint.effect}"
-
-
 def document(cluster: Cluster, pool: Pool, nodes: PoolNodes) -> dict[str, Any]:
     properties: dict[str, Any] = {"nodeLabels": dict(nodes.labels)}
     if nodes.taints:
-        properties["nodeTaints"] = [taint_text(t) for t in nodes.taints]
+        # key=value:Effect, the form --node-taints and nodeTaints take; key:Effect without a value, as kubectl
+        # taint writes it (AKS documents only the form with a value: not verified there).
+        properties["nodeTaints"] = [t.text for t in nodes.taints]
     return {"name": nodes.name, "properties": properties}
 
 
