@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from ..compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
 from ..compile.node_groups import PROVIDERS, node_group_file, template_of
@@ -354,15 +354,26 @@ def _batching(pool: Pool, size: int) -> str:
     )
 
 
-def node_group(change: ClusterChange, pool: Pool, rule: str, phase: Phase = Phase.NODE_GROUPS) -> Step:
+def node_group(
+    change: ClusterChange,
+    pool: Pool,
+    rule: str,
+    phase: Phase = Phase.NODE_GROUPS,
+    *,
+    during: Mapping[str, str] | None = None,
+) -> Step:
     """The pool's node-group template gets the pool's new labels and taints before any node is relabelled or
     drained: an autoscaler gives a node it adds the template's labels of that moment (research node-groups.md
     §1-§5), so a node added mid-rollout would come up with the old ones. Where the template is an object in the
-    cluster (a Karpenter NodePool, a Cluster API MachineDeployment) the check waits until it carries each label."""
+    cluster (a Karpenter NodePool, a Cluster API MachineDeployment) the check waits until it carries each label.
+    ``during``: labels the template also carries until the change is done (a move's switches)."""
     new = change.new
     assert new is not None
     template = template_of(new, pool)
-    labels = ", ".join(f"{key}={value}" for key, value in template.labels.items()) or "none"
+    wanted = {**template.labels, **(during or {})}
+    labels = ", ".join(f"{key}={value}" for key, value in wanted.items()) or "none"
+    if during:
+        labels += f" ({', '.join(during)} only until this change is done)"
     taints = ", ".join(taint.text for taint in template.taints) or "none"
     path = node_group_file(new, pool)
     if path is None:
@@ -370,11 +381,7 @@ def node_group(change: ClusterChange, pool: Pool, rule: str, phase: Phase = Phas
     else:
         where = f"merge {change.paths.rendered_file(new, path)} over node group {template.name} and apply it"
     resource = None if new.node_group_provider is None else PROVIDERS[new.node_group_provider].TEMPLATE_RESOURCE
-    verify = (
-        None
-        if resource is None or not template.labels
-        else commands.wait_template_labels(resource, template.name, template.labels)
-    )
+    verify = None if resource is None or not wanted else commands.wait_template_labels(resource, template.name, wanted)
     checked = (
         "the check waits until the template carries them"
         if verify is not None

@@ -593,6 +593,9 @@ class Cluster:
             return
         pod = Operand(started=self.now)
         node.nvdp = pod
+        if node.create_error and (release.values.get("deviceListStrategy") or "envvar") == "envvar":
+            pod.error = node.create_error  # the hosts' hook hands it the GPUs, and fails (upgrade_kubernetes)
+            return
         name = release.configmap()
         if not name:
             pod.running, pod.key, pod.config = True, "", {}
@@ -626,7 +629,8 @@ class Cluster:
     def upgrade_kubernetes(self, version: str) -> None:
         """The control plane, then each node: the node upgrade drains it and reinstalls its kubelet and runtime
         (research real-world.md §10; gpu-operator.md §5 row 15, CRI-O + K8s 1.28), so its pods start again. On
-        CRI-O with CDI off the GPU containers then meet the legacy OCI hook (LEGACY_HOOK_ERROR); with CDI on the
+        CRI-O with CDI off (or the standalone chart's envvar devices, standalone-plugin.md §8) the GPU containers
+        then meet the legacy OCI hook (LEGACY_HOOK_ERROR); with CDI on the
         toolkit configures a runtime handler instead (CRIO_CONFIG_MODE=config, gpu-operator@v25.3.3
         controllers/object_controls.go:1260; nvidia-container-toolkit@v1.17.8 tools/container/runtime/crio/
         crio.go:93-99). Nothing re-renders a Helm release: HAMi's scheduler keeps its tag (sim/hami.py)."""
@@ -636,11 +640,12 @@ class Cluster:
             for pod in self.pods:
                 if pod.node == node.name:
                     pod.node = None  # evicted by the drain; its controller recreates it
-            if self.container_runtime == "cri-o" and self.spec is not None and not cdi:
-                node.create_error = LEGACY_HOOK_ERROR
+            if self.container_runtime == "cri-o" and (self.standalone is not None or self.spec is not None) and not cdi:
+                node.create_error = LEGACY_HOOK_ERROR  # the standalone chart's hosts run the hook too (envvar)
             if self.spec is not None:
                 for kind in ("dp", "gfd", "mps"):
                     self.start_operand(node, kind)
+            self.standalone_sync(node, restart=True)
             self.hami_sync(node, restart=True)
         self.pods = [pod for pod in self.pods if pod.node is not None or pod.controller]
         self.settle()
