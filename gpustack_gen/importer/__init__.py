@@ -172,8 +172,10 @@ def _not_kept_todos(text: str, inputs: Inputs) -> list[Todo]:
         return []
     from .standalone import DEVICE_PLUGIN, values_not_kept
 
-    return [Todo(f"{line}: not imported (set it again after the move, or keep the release)", DEVICE_PLUGIN)
-            for line in values_not_kept(inputs.values, rendered)]
+    return [
+        Todo(f"{line}: not imported (set it again after the move, or keep the release)", DEVICE_PLUGIN)
+        for line in values_not_kept(inputs.values, rendered)
+    ]
 
 
 def _plan(

@@ -275,7 +275,9 @@ def _workloads(label: str, docs: list[Document], problems: list[Problem]) -> lis
             spec = template.get("spec") if isinstance(template.get("spec"), dict) else {}
         containers = spec.get("containers") if isinstance(spec.get("containers"), list) else []
         images = tuple(
-            (str(c.get("name", "")), c["image"]) for c in containers if isinstance(c, dict) and isinstance(c.get("image"), str)
+            (str(c.get("name", "")), c["image"])
+            for c in containers
+            if isinstance(c, dict) and isinstance(c.get("image"), str)
         )
         labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
         namespace = meta.get("namespace")

@@ -785,7 +785,9 @@ def mig_name_of(labels: Mapping[str, str], state: ConfigSource) -> str:
     return labels.get(MIG_CONFIG_LABEL) or state.mig_default
 
 
-def recover_sharing(group: NodeGroup, state: ConfigSource, default_name: str = "devicePlugin.config.default") -> PoolSharing:
+def recover_sharing(
+    group: NodeGroup, state: ConfigSource, default_name: str = "devicePlugin.config.default"
+) -> PoolSharing:
     place = pool_place(group.name)
     todos: list[Todo] = []
     notes: list[str] = []

@@ -92,7 +92,13 @@ def is_standalone(inputs: Inputs) -> bool:
     if not isinstance(inputs.values, dict) or not inputs.values:
         return False
     keys = set(inputs.values)
-    return bool(keys & CHART_ONLY_KEYS) and not keys & OPERATOR_VALUES_KEYS - {"devicePlugin", "gfd", "nfd", "mps", "cdi"}
+    return bool(keys & CHART_ONLY_KEYS) and not keys & OPERATOR_VALUES_KEYS - {
+        "devicePlugin",
+        "gfd",
+        "nfd",
+        "mps",
+        "cdi",
+    }
 
 
 def _is_chart_object(obj: ChartObject) -> bool:
@@ -332,7 +338,9 @@ def recover_plugin(inputs: Inputs) -> PluginState:
         if given is cm and given.namespace:
             spaces.setdefault(given.namespace, f"metadata.namespace of {given.label}")
     if len(spaces) > 1:
-        todos.append(Todo(f"the release's objects are in namespaces {', '.join(spaces)}; took the first", DEVICE_PLUGIN))
+        todos.append(
+            Todo(f"the release's objects are in namespaces {', '.join(spaces)}; took the first", DEVICE_PLUGIN)
+        )
     if spaces:
         namespace, namespace_note = next(iter(spaces.items()))
     else:
