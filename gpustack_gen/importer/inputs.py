@@ -268,18 +268,17 @@ def _workloads(label: str, docs: list[Document], problems: list[Problem]) -> lis
         if not isinstance(data, dict) or data.get("kind") not in _WORKLOAD_KINDS:
             problems.append(_wrong(label, "a DaemonSet or Pod (kubectl get daemonset -A -o json)", data, line, path))
             continue
-        meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-        spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
+        meta: dict[str, Any] = _field(data, "metadata", dict)
+        spec: dict[str, Any] = _field(data, "spec", dict)
         if data["kind"] == "DaemonSet":
-            template = spec.get("template") if isinstance(spec.get("template"), dict) else {}
-            spec = template.get("spec") if isinstance(template.get("spec"), dict) else {}
-        containers = spec.get("containers") if isinstance(spec.get("containers"), list) else []
+            spec = _field(_field(spec, "template", dict), "spec", dict)
+        containers: list[Any] = _field(spec, "containers", list)
         images = tuple(
             (str(c.get("name", "")), c["image"])
             for c in containers
             if isinstance(c, dict) and isinstance(c.get("image"), str)
         )
-        labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
+        labels: dict[str, Any] = _field(meta, "labels", dict)
         namespace = meta.get("namespace")
         found.append(
             ChartObject(
@@ -292,6 +291,12 @@ def _workloads(label: str, docs: list[Document], problems: list[Problem]) -> lis
             )
         )
     return found
+
+
+def _field(data: dict[str, Any], key: str, kind: type[Any]) -> Any:
+    """``data[key]`` where it is of ``kind``, else an empty one: a malformed field names no chart."""
+    value = data.get(key)
+    return value if isinstance(value, kind) else kind()
 
 
 def _check_unique_configmaps(maps: list[ConfigMap], problems: list[Problem]) -> None:

@@ -23,8 +23,8 @@ from ..model.names import explain_dns_label
 from ..versions import VersionTuple, find_release, format_version, leading_version, parse_version
 from ..versions.device_plugin import (
     DEVICE_PLUGIN_CHART,
-    NEWEST_DEVICE_PLUGIN,
     DEVICE_PLUGIN_VERSIONS,
+    NEWEST_DEVICE_PLUGIN,
     DevicePluginVersion,
     device_plugin_version_names,
 )
