@@ -95,13 +95,29 @@ def cluster_state(cluster: Cluster) -> dict[str, InputText]:
         },
     }
     return {
-        "values": InputText("values.yaml", json.dumps(values, indent=1)),
+        "values": InputText("values.json", json.dumps(values, indent=1)),
         "configmap": InputText("configmap.json", json.dumps(configmap, indent=1)),
         "nodes": InputText("nodes.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": nodes}, indent=1)),
         "daemonsets": InputText(
             "daemonsets.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": [daemonset]}, indent=1)
         ),
     }
+
+
+STATE = EXAMPLE / "cluster-state"  # the docs' import example reads these
+
+
+@pytest.mark.parametrize("cluster", _clusters(), ids=lambda c: c.name)
+def test_committed_cluster_state_is_the_simulated_one(cluster: Cluster) -> None:
+    """examples/device-plugin/cluster-state/<cluster>/ is what cluster_state() gives (UPDATE_GOLDEN=1 rewrites it)."""
+    import os
+
+    for state in cluster_state(cluster).values():
+        path = STATE / cluster.name / state.name
+        if os.environ.get("UPDATE_GOLDEN") == "1":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(state.text + "\n", encoding="utf-8")
+        assert path.read_text(encoding="utf-8") == state.text + "\n", path
 
 
 def _import(cluster: str, state: dict[str, InputText]) -> ImportResult:
@@ -153,7 +169,7 @@ def test_value_the_fleet_does_not_render_is_a_todo() -> None:
     state = cluster_state(cluster)
     values = json.loads(state["values"].text)
     values["image"] = {"tag": "v0.17.4-ubi9"}
-    state["values"] = InputText("values.yaml", json.dumps(values))
+    state["values"] = InputText("values.json", json.dumps(values))
     result = _import(cluster.name, state)
     assert any("image.tag" in t for t in result.todos)
     assert any("image.tag" in line for line in check_roundtrip(result).differences)
