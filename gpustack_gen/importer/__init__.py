@@ -173,7 +173,10 @@ def _not_kept_todos(text: str, inputs: Inputs) -> list[Todo]:
     from .standalone import DEVICE_PLUGIN, values_not_kept
 
     return [
-        Todo(f"{line}: not imported (set it again after the move, or keep the release)", DEVICE_PLUGIN)
+        Todo(
+            f"{line}: not imported (the fleet's helm upgrade would reset it: model it, or keep it out of the release)",
+            DEVICE_PLUGIN,
+        )
         for line in values_not_kept(inputs.values, rendered)
     ]
 
