@@ -746,6 +746,13 @@ def lint(
     help="Output of kubectl get clusterpolicy cluster-policy -o yaml.",
 )
 @click.option("--nodes", "nodes_file", type=click.Path(dir_okay=False), help="Output of kubectl get nodes -o yaml.")
+@click.option(
+    "--daemonsets",
+    "daemonsets_file",
+    type=click.Path(dir_okay=False),
+    help="Output of kubectl get daemonset -A -o json (or the plugin's pods): names a standalone device plugin "
+    "release's chart version.",
+)
 @click.option("--kubernetes", help="Kubernetes version, when the nodes do not tell it (e.g. 1.29.15).")
 @click.option("--operator-version", help="GPU Operator chart version, when the inputs do not tell it (e.g. v25.3.3).")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write the fleet file here (default: stdout).")
@@ -762,6 +769,7 @@ def import_command(
     configmap_files: tuple[str, ...],
     clusterpolicy_file: str | None,
     nodes_file: str | None,
+    daemonsets_file: str | None,
     kubernetes: str | None,
     operator_version: str | None,
     out_file: str | None,
@@ -769,6 +777,9 @@ def import_command(
     check_roundtrip: bool,
 ) -> None:
     """Turn a cluster's GPU Operator values, ConfigMaps, ClusterPolicy and nodes into a fleet file.
+
+    A standalone nvidia-device-plugin release's values (helm get values nvdp -o yaml), its ConfigMap and
+    --daemonsets give a fleet with backend device-plugin.
 
     \b
     kubectl get nodes -o yaml > nodes.yaml
@@ -793,6 +804,7 @@ def import_command(
         nodes=path(nodes_file),
         kubernetes=kubernetes,
         operator_version=operator_version,
+        daemonsets=path(daemonsets_file),
     )
     for todo in result.todos:
         _echo(f"warning: TODO: {todo}", err=True)
