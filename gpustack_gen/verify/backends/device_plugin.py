@@ -245,8 +245,8 @@ def _plan_command(view: NodeView) -> str:
 def _hook_fix(view: NodeView) -> str:
     cluster = view.expected.cluster
     return (
-        f"fix: move the cluster to the GPU Operator with CDI (backend: gpu-operator, operator.cdi.enabled: true in the "
-        f"fleet, then {_plan_command(view)}), or remove that oci-nvidia-hook.json from {HOST_HOOK_DIRS} on the node ("
+        "fix: move the cluster to the GPU Operator with CDI (in the fleet backend: gpu-operator, operator: {driver: "
+        f"{{enabled: false}}, cdi: {{enabled: true, default: true}}}}, then {_plan_command(view)}), or remove that oci-nvidia-hook.json from {HOST_HOOK_DIRS} on the node ("
         + commands.run(
             cluster, "debug", f"node/{view.node.name}", "-it", "--image=busybox", "--",
             "ls", "/host/usr/share/containers/oci/hooks.d", "/host/etc/containers/oci/hooks.d",
