@@ -177,3 +177,13 @@ def moved_to(namespace: str) -> Edit:
 
 
 BROKEN = hook_fails(BROKEN_NODE)
+
+
+def config_replicas(key: str, replicas: int) -> Edit:
+    """The chart's ConfigMap key ``key`` time-slices each GPU ``replicas`` ways."""
+
+    def edit(files: Files) -> None:
+        data = item(files, "configmaps.json", "ConfigMap", "nvdp-nvidia-device-plugin-configs")["data"]
+        data[key] = data[key].replace("replicas: 5", f"replicas: {replicas}")
+
+    return edit

@@ -14,7 +14,10 @@ from device_plugin_helpers import (
     DEVICE_PLUGIN_EXAMPLE,
     HEALTHY,
     PLUGIN,
+    RELEASE_FILE,
     Edit,
+    advertise,
+    config_replicas,
     gfd_pod_on,
     hook_fails,
     lab,
@@ -24,7 +27,7 @@ from device_plugin_helpers import (
     plugin_gone,
     verify_lab,
 )
-from verify_helpers import DATA, both, label
+from verify_helpers import DATA, Files, both, label
 
 from gpustack_gen.cli import main
 from gpustack_gen.compile.backends import backend_of
@@ -40,7 +43,8 @@ from gpustack_gen.verify.backends.device_plugin import CONFIGMAP, PLUGIN_CONTAIN
 def causes(result: VerifyResult, node: str = BROKEN_NODE) -> list[str]:
     """The ranked causes of the node's gpu-not-advertised finding, most likely first."""
     (finding,) = [f for f in result.findings if f.check == "gpu-not-advertised" and f.node == node]
-    return [cause.split(": ", 1)[1] for cause in finding.hint.split("; or: ")]
+    assert finding.hint.startswith("likely: ")
+    return finding.hint.removeprefix("likely: ").split("; or: ")
 
 
 def test_the_cluster_has_the_backend_hook_and_reads_no_operator_state() -> None:
@@ -151,3 +155,31 @@ def test_a_node_without_its_config_label_is_covered_by_the_same_default(tmp_path
     result = verify_lab(tmp_path / "state", label(BROKEN_NODE, "nvidia.com/device-plugin.config", None))
     (finding,) = [f for f in result.findings if f.check == "label-mismatch"]
     assert finding.severity is Severity.WARNING and "covered by any" in finding.message
+
+
+def capacity_hint(result: VerifyResult) -> str:
+    (finding,) = [f for f in result.findings if f.check == "capacity-mismatch" and f.node == BROKEN_NODE]
+    return finding.hint
+
+
+def test_another_amount_from_the_configmap_says_the_release_is_not_the_render(tmp_path: Path) -> None:
+    hint = capacity_hint(verify_lab(tmp_path / "state", both(config_replicas("t4", 4), advertise(BROKEN_NODE, 4))))
+    assert f"ConfigMap {CONFIGMAP} key t4 gives 4 per node" in hint
+    assert (
+        text_in("lab", device_plugin_release(lab()).install_commands("rendered/lab/nvidia-device-plugin-values.yaml"))
+        in hint
+    )
+
+
+def test_another_amount_under_the_render_s_configmap_is_a_plugin_not_restarted(tmp_path: Path) -> None:
+    hint = capacity_hint(verify_lab(tmp_path / "state", advertise(BROKEN_NODE, 4)))
+    assert "has not restarted since ConfigMap" in hint
+    assert text_in("lab", kubectl("rollout", "restart", "-n", "nvidia-device-plugin", f"daemonset/{PLUGIN}")) in hint
+
+
+def test_without_the_release_s_pods_the_usual_causes_come_in_the_write_up_s_order(tmp_path: Path) -> None:
+    def drop(files: Files) -> None:
+        del files[RELEASE_FILE]
+
+    ranked = causes(verify_lab(tmp_path / "state", both(advertise(BROKEN_NODE, 0), drop)))
+    assert "legacy OCI hook" in ranked[0] and "NVML" in ranked[1] and "specified config X" in ranked[2]

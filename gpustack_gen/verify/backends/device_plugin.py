@@ -23,7 +23,7 @@ Why a GPU node advertises 0, ranked as the write-up lived it (``../shared/resear
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...compile.artifact import DEVICE_PLUGIN_LABEL
 from ...compile.backends.device_plugin.values import (
@@ -36,7 +36,7 @@ from ...compile.backends.device_plugin.values import (
 from ...compile.config_names import config_names
 from ...errors import Severity
 from ...model.backends.device_plugin import NAME, SWITCH_LABEL, device_plugin_options
-from ...model.backends.nvidia_plugin import RESOURCE_GPU
+from ...model.backends.nvidia_plugin import RESOURCE_GPU, RESOURCE_GPU_SHARED
 from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY
 from ...shell import command
 from ...versions.device_plugin import DEVICE_PLUGIN_CHART, DEVICE_PLUGIN_RELEASE
@@ -189,25 +189,37 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
 
 
 def capacity_causes(view: NodeView, resource: str, actual: int) -> tuple[str, ...]:
-    """Why the node advertises ``actual``: its label names another key, or the plugin runs an older config (the chart
-    rolls its pods on a config change, so a ``helm upgrade`` not yet done, or one that did not finish)."""
+    """Why the node advertises ``actual``: its label names another key, the chart's ConfigMap holds another
+    config (the release's values are not the render's), or the plugin has not restarted since the ConfigMap
+    changed (the chart rolls its pods on a ``helm upgrade`` that changes ``config.map``, not on an edit of the
+    ConfigMap itself; the plugin reads its config at start, ``cmd/nvidia-device-plugin/main.go``)."""
+    cluster = view.expected.cluster
     pool = view.pool.pool
-    key = view.node.labels.get(DEVICE_PLUGIN_LABEL)
+    expected = view.pool.resources[resource]
+    label = view.node.labels.get(DEVICE_PLUGIN_LABEL)
+    key = label or DEFAULT_DEVICE_PLUGIN_KEY
+    relabel = commands.label_node(cluster, view.node.name, DEVICE_PLUGIN_LABEL, pool.name)
     causes = []
-    if key is None:
+    if label is None:
+        causes.append(f"the node has no {DEVICE_PLUGIN_LABEL} label and gets key {key}; {relabel}")
+    elif label != pool.name:
+        causes.append(f"its {DEVICE_PLUGIN_LABEL} label names key {label}, not {pool.name}; {relabel}")
+    pod = plugin_pod(view) if view.state.release is not None else None
+    held = _per_node(view, pod, key, resource)
+    if held is not None and held == actual != expected:
         causes.append(
-            f"the node has no {DEVICE_PLUGIN_LABEL} label and gets key {DEFAULT_DEVICE_PLUGIN_KEY}; "
-            + commands.label_node(view.expected.cluster, view.node.name, DEVICE_PLUGIN_LABEL, pool.name)
+            f"ConfigMap {CONFIGMAP} key {key} gives {held} per node: the release's config.map is not the render's; "
+            f"{_values_file(view)}"
         )
-    elif key != pool.name:
+    elif held == expected:
+        namespace = (pod.namespace if pod is not None else None) or device_plugin_options(cluster).namespace
+        restart = commands.run(cluster, "rollout", "restart", "-n", namespace, f"daemonset/{PLUGIN_DAEMONSET}")
         causes.append(
-            f"its {DEVICE_PLUGIN_LABEL} label names key {key}, not {pool.name}; "
-            + commands.label_node(view.expected.cluster, view.node.name, DEVICE_PLUGIN_LABEL, pool.name)
+            f"the plugin has not restarted since ConfigMap {CONFIGMAP} changed (it reads key {key} only when it "
+            f"starts, and an edit of the ConfigMap outside helm does not roll the pods); {restart}"
         )
-    causes.append(
-        f"the release's config.map is not the render's: upgrade the release with {_values_file(view)} (the chart "
-        "then restarts every plugin pod), see release-pods"
-    )
+    else:
+        causes.append(f"the release's config.map is not the render's; {_values_file(view)}")
     return tuple(causes[:_MAX_CAUSES])
 
 
@@ -347,8 +359,37 @@ def _no_pod_cause(view: NodeView) -> str:
     )
 
 
+def _per_node(view: NodeView, pod: Pod | None, key: str, resource: str) -> int | None:
+    """What one node gets of ``resource`` under ``key`` of the chart's ConfigMap as read; None: not readable."""
+    from ...yamlio.load import load_data
+
+    configmap = _configmap(view, pod) if view.state.configmaps is not None else None
+    text = configmap.data.get(key) if configmap is not None else None
+    if text is None:
+        return None
+    try:
+        config = load_data(text)
+    except Exception:  # any YAML error: a config the plugin cannot load either
+        return None
+    gpus = count(view.node.labels.get("nvidia.com/gpu.count")) or view.pool.pool.gpus_per_node
+    return _per_gpu(config).get(resource, 0) * gpus if isinstance(config, dict) else None
+
+
+def _per_gpu(config: dict[str, Any]) -> dict[str, int]:
+    """What one GPU advertises under a device-plugin config file (k8s-device-plugin api/config/v1)."""
+    sharing = config.get("sharing")
+    for strategy in ("timeSlicing", "mps"):
+        block = sharing.get(strategy) if isinstance(sharing, dict) else None
+        if not isinstance(block, dict):
+            continue
+        for entry in block.get("resources") or []:
+            if isinstance(entry, dict) and entry.get("name") == RESOURCE_GPU and isinstance(entry.get("replicas"), int):
+                return {RESOURCE_GPU_SHARED if block.get("renameByDefault") else RESOURCE_GPU: entry["replicas"]}
+    return {RESOURCE_GPU: 1}
+
+
 def _values_file(view: NodeView) -> str:
-    """The release's install command with the rendered values, as ``upgrade the release with`` says it."""
+    """The release's install command with the rendered values: what ``upgrade the release with`` runs."""
     cluster = view.expected.cluster
     release = device_plugin_release(cluster)
     path = Paths(rendered=view.expected.rendered).rendered_file(cluster, release.values_file)
