@@ -84,6 +84,8 @@ def test_a_release_installed_in_another_namespace_is_found_there(tmp_path: Path)
     (rollout,) = [f for f in broken.findings if f.check == "release-pods"]
     assert rollout.subject == f"DaemonSet kube-system/{PLUGIN}"
     assert "-n kube-system describe pod" in causes(broken)[0]
+    gone = verify_lab(tmp_path / "gone", both(moved_to("kube-system"), plugin_gone(BROKEN_NODE)))
+    assert text_in("lab", kubectl("-n", "kube-system", "describe", "daemonset", PLUGIN)) in causes(gone)[0]
 
 
 def test_the_host_hook_under_cri_o_comes_first_with_the_operator_move_and_the_hook_file(tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ from ...compile.backends.device_plugin.values import (
 )
 from ...compile.config_names import config_names
 from ...errors import Severity
+from ...k8s_state import DaemonSet
 from ...model.backends.device_plugin import NAME, SWITCH_LABEL, device_plugin_options
 from ...model.backends.nvidia_plugin import RESOURCE_GPU, RESOURCE_GPU_SHARED
 from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY
@@ -340,7 +341,15 @@ def _missing_key_usual(view: NodeView) -> str:
 def _no_pod_cause(view: NodeView) -> str:
     cluster = view.expected.cluster
     labels = view.node.labels
-    namespace = device_plugin_options(cluster).namespace
+    # Where the release runs its DaemonSet (it may not be the fleet's namespace).
+    namespace = next(
+        (
+            o.namespace
+            for o in view.state.release or ()
+            if isinstance(o, DaemonSet) and o.name == PLUGIN_DAEMONSET and o.namespace
+        ),
+        device_plugin_options(cluster).namespace,
+    )
     if labels.get(SWITCH_LABEL) == "off":
         return (
             f"no plugin pod on the node: its {SWITCH_LABEL} label is off, which keeps the chart's plugin away (the move "
