@@ -525,7 +525,8 @@ def plan(
     "state_dir",
     type=click.Path(file_okay=False),
     help="Read the cluster from the kubectl output in this folder (nodes.json, clusterpolicy.json, configmaps.json, "
-    "operator.json, events.json, and hami.json on HAMi; each optional) instead of the API.",
+    "operator.json, events.json, and hami.json on HAMi, nvdp.json on the standalone device plugin; each optional) "
+    "instead of the API.",
 )
 @click.option(
     "--kubeconfig", type=click.Path(dir_okay=False), help="Kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."
