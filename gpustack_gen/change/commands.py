@@ -191,6 +191,32 @@ def drain_preflight(pool: Pool) -> Script:
     return kubectl("drain", "--selector", selector_text(pool), *_drain_flags(pool), "--dry-run=client")
 
 
+def _blockers(node_selector: str, *checks: str) -> Script:
+    """Fails while something on the selected nodes would stop the step after it: the cluster's listing, read by
+    ``gpustack-gen blockers`` (:mod:`gpustack_gen.change.blockers`), which exits 1 naming each blocker."""
+    listing = kubectl("get", "nodes,pods,pdb", "--all-namespaces", "-o", "json")
+    return Pipe((listing, command("gpustack-gen", "blockers", "--selector", node_selector, *checks)))
+
+
+def budgets_allow_drain(pool: Pool, *, whole_pool: bool) -> Script:
+    """Fails while a PodDisruptionBudget would hold the pool's drain (``whole_pool``: every node at once)."""
+    return _blockers(selector_text(pool), "--budgets", "whole-pool" if whole_pool else "batch")
+
+
+def no_bare_gpu_pods() -> Script:
+    """Fails while a GPU pod without a controller runs on a GPU node: the driver upgrade cannot delete it."""
+    return _blockers(GPU_NODES, "--bare-pods")
+
+
+def show_pod_controllers() -> Script:
+    """Every pod with its node and controller kind (``<none>``: a bare pod)."""
+    columns = (
+        "NAMESPACE:.metadata.namespace,NAME:.metadata.name,NODE:.spec.nodeName,"
+        "CONTROLLER:.metadata.ownerReferences[0].kind"
+    )
+    return kubectl("get", "pods", "--all-namespaces", "-o", f"custom-columns={columns}")
+
+
 def show_pdbs() -> Script:
     columns = "NAMESPACE:.metadata.namespace,NAME:.metadata.name,ALLOWED:.status.disruptionsAllowed"
     return kubectl("get", "pdb", "--all-namespaces", "-o", f"custom-columns={columns}")
@@ -372,6 +398,13 @@ def no_nodes_labelled(label: str, value: str) -> Script:
 def every_gpu_node_labelled() -> Script:
     """Fails while a GPU node has no device-plugin config label (and when kubectl fails)."""
     return PrintsNothing(kubectl("get", "nodes", "--selector", f"{GPU_NODES},!{DEVICE_PLUGIN_LABEL}", "-o", "name"))
+
+
+def pool_nodes_labelled(pool: Pool) -> Script:
+    """Fails while a node of the pool has no device-plugin config label (and when kubectl fails)."""
+    return PrintsNothing(
+        kubectl("get", "nodes", "--selector", f"{selector_text(pool)},!{DEVICE_PLUGIN_LABEL}", "-o", "name")
+    )
 
 
 def gpu_node_labels() -> Script:

@@ -83,6 +83,11 @@ class SimulationError(AssertionError):
     """A command failed, a check did not pass, or an invariant broke: the plan is wrong."""
 
 
+class Blocked(SimulationError):
+    """A command's precondition failed before it acted (``test -z`` first, ``gpustack-gen blockers``): the plan
+    stops there and says what to do. Right where the cluster has what it names, wrong on a plain cluster."""
+
+
 @dataclass
 class ConfigMapHistory:
     versions: list[tuple[float, dict[str, str]]] = field(default_factory=list)
