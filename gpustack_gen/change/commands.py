@@ -151,6 +151,15 @@ def wait_template_env(cluster: Cluster, daemonset: str, name: str, value: str, t
     return kubectl("wait", "-n", namespace, daemonset, f"--for=jsonpath={path}={value}", f"--timeout={timeout}")
 
 
+def wait_template_configmap(cluster: Cluster, daemonset: str, configmap: str, timeout: str = "10m") -> Script:
+    """Waits until the Operator has re-rendered ``daemonset`` to mount ConfigMap ``configmap``: the volume is named
+    after the ConfigMap (gpu-operator@v25.3.3 ``controllers/object_controls.go:3154-3164``), so no volume of that
+    name means the old template. The ClusterPolicy's ``ready`` from before the change cannot tell."""
+    path = f'{{.spec.template.spec.volumes[?(@.name=="{configmap}")].configMap.name}}'
+    namespace = cluster.operator.namespace
+    return kubectl("wait", "-n", namespace, daemonset, f"--for=jsonpath={path}={configmap}", f"--timeout={timeout}")
+
+
 def restart_device_plugin(cluster: Cluster, mps_daemon: bool) -> Script:
     return kubectl("rollout", "restart", "-n", cluster.operator.namespace, *device_plugin_daemonsets(mps_daemon))
 

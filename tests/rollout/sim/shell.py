@@ -19,7 +19,7 @@ from gpustack_gen.helm_values import dropped_keys
 from gpustack_gen.validate.operator_keys import VALUES_KEYS
 
 from . import drain, helm, listing, standalone
-from .cluster import TIMED_DAEMONSETS, Blocked, Cluster, SimulationError, WorkloadPod
+from .cluster import TIMED_DAEMONSETS, VOLUME, Blocked, Cluster, SimulationError, WorkloadPod
 from .gitops import Controllers
 from .listing import expand, selector_matches
 
@@ -421,6 +421,15 @@ class Shell:
                 lambda: self.cluster.template_env(TEMPLATES[daemonset], name) == expected,
                 timeout,
                 f"{daemonset} {name}={expected}",
+            )
+            return
+        volume = re.fullmatch(r'\.spec\.template\.spec\.volumes\[\?\(@\.name=="([\w-]+)"\)\]\.configMap\.name', path)
+        if volume is not None:
+            (daemonset,) = (w for w in words if w in TEMPLATES)
+            self._until(
+                lambda: self.cluster.templates.get(TEMPLATES[daemonset], {}).get(VOLUME) == expected == volume.group(1),
+                timeout,
+                f"{daemonset} to mount {expected}",
             )
             return
         if words[2].startswith("clusterpolicies"):

@@ -308,7 +308,7 @@ class Simulation:
         spec = self.cluster.spec
         if spec is None:
             return
-        config = spec["devicePlugin"].get("config") or {}
+        config = {**(spec["devicePlugin"].get("config") or {}), "name": self.cluster.mounted_device_plugin_config()}
         keys = self.cluster.configmaps[config["name"]].current if config.get("name") else {}
         mig_name = spec["migManager"]["config"].get("name")
         mig = self.cluster.configmaps.get(mig_name) if mig_name else None
