@@ -13,8 +13,8 @@ from sim.simulator import Simulation
 
 from gpustack_gen import load_fleet
 from gpustack_gen.change import Action, Step, analyse
-from gpustack_gen.workdir import Paths
 from gpustack_gen.shell import AllOf, all_of, text_in
+from gpustack_gen.workdir import Paths
 
 CHANGES = Path(__file__).resolve().parent.parent / "changes"
 API_BUDGET = {"podDisruptionBudgets": [{"workload": "ml/api", "minAvailable": 1}]}
