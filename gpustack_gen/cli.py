@@ -447,6 +447,61 @@ def values_kept(values: tuple[str, ...]) -> None:
     _echo(f"the upgrade keeps every value the release has ({len(values)} files)")
 
 
+_LISTING_LIMIT = 256 * 1024 * 1024  # bytes of `kubectl get nodes,pods,pdb -o json` read from stdin (large clusters)
+
+
+@main.command("blockers")
+@click.option("--selector", required=True, help="The nodes to check, as key=value[,key=value] (a pool's selector).")
+@click.option(
+    "--budgets",
+    type=click.Choice(["batch", "whole-pool"]),
+    help="Fail on PodDisruptionBudgets that would hold a drain of the nodes: a batch at a time, or all at once.",
+)
+@click.option("--bare-pods", is_flag=True, help="Fail on GPU pods without a controller on the nodes.")
+@_handle_errors
+def blockers(selector: str, budgets: str | None, bare_pods: bool) -> None:
+    """Check what would stop a drain or a driver upgrade of the nodes SELECTOR matches: read `kubectl get
+    nodes,pods,pdb --all-namespaces -o json` on stdin and exit 1 naming each blocker. plan runs it in the pre-flight
+    of a drain (--budgets) and before a driver change (--bare-pods)."""
+    from .change.blockers import bare_gpu_pods, blocking_budgets, parse_selector
+
+    if budgets is None and not bare_pods:
+        _echo("error: nothing to check: give --budgets or --bare-pods", err=True)
+        sys.exit(ExitCode.INVALID)
+    text = sys.stdin.read(_LISTING_LIMIT + 1)
+    if len(text) > _LISTING_LIMIT:
+        _echo(f"error: stdin: more than {_LISTING_LIMIT} bytes of listing", err=True)
+        sys.exit(ExitCode.INVALID)
+    try:
+        nodes = parse_selector(selector)
+        listing = json.loads(text)
+        found = []
+        if budgets is not None:
+            found += [
+                f"PodDisruptionBudget {b}" for b in blocking_budgets(listing, nodes, whole_pool=budgets == "whole-pool")
+            ]
+        if bare_pods:
+            found += [f"pod {p} has no controller" for p in bare_gpu_pods(listing, nodes)]
+    except (ValueError, TypeError, AttributeError) as exc:  # JSONDecodeError and ListingError are ValueErrors
+        _echo(f"error: {exc}; pipe kubectl get nodes,pods,pdb --all-namespaces -o json", err=True)
+        sys.exit(ExitCode.INVALID)
+    if found:
+        hint = []
+        if budgets is not None:
+            hint.append(
+                "relax or delete a budget, or scale its workload up"
+                if budgets == "batch"
+                else "relax or delete a budget (its evicted pods cannot start on the pool while it is drained)"
+            )
+        if bare_pods:
+            hint.append(
+                "save its work and delete it, or set operator.driver.upgradePolicy.force in the fleet to let the upgrade delete it"
+            )
+        _echo(f"error: {'; '.join(found)} (hint: {'; '.join(hint)})", err=True)
+        sys.exit(ExitCode.DIFFERS)
+    _echo(f"nothing blocks on {selector}")
+
+
 @main.command()
 @_change_arguments(
     "Plan from FLEET as committed at git REF to the working file.",

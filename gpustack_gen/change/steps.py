@@ -129,6 +129,44 @@ def delivered(change: ClusterChange, new: Cluster, reason: str, rule: str) -> St
     )
 
 
+def no_bare_gpu_pods(rule: str) -> Step:
+    """Before a driver change: the upgrade controller cannot delete a GPU pod without a controller (its
+    ``gpuPodDeletion.force`` is off), so that pod's node goes ``upgrade-failed`` and holds every other node."""
+    return Step(
+        Action.CHECK,
+        commands.no_bare_gpu_pods(),
+        commands.show_pod_controllers(),
+        "nothing is upgraded yet: a GPU pod without a controller (a notebook started by hand) would send its node "
+        "to upgrade-failed, which holds the upgrade of every other node, so this check fails while one runs: save "
+        "its work and delete it, or set operator.driver.upgradePolicy.force in the fleet to let the upgrade delete it (it is not "
+        "recreated)",
+        None,
+        rule,
+        Phase.CHECK,
+    )
+
+
+def every_gpu_node_labelled(cluster: Cluster, why: str, rule: str) -> list[Step]:
+    """``why`` restarts the device plugin on GPU nodes: on a plugin whose config-manager can block forever on a
+    node without its config label, a check that every GPU node carries it."""
+    plugin = cluster.operator.release.device_plugin
+    if config_manager_handles_unlabelled_nodes(plugin):
+        return []
+    return [
+        Step(
+            Action.CHECK,
+            commands.every_gpu_node_labelled(),
+            commands.gpu_node_labels(),
+            f"{why}, and the config-manager of device plugin {plugin} can block forever on a GPU node without "
+            f"{DEVICE_PLUGIN_LABEL} (fixed in v0.18.2 and v0.19.0): this check fails while one lacks it: label such "
+            "nodes into their pool first (node-labels.yaml has each pool's command)",
+            None,
+            rule,
+            Phase.CHECK,
+        )
+    ]
+
+
 def driver_wait(cluster: Cluster, version: str | None, reason: str, rule: str, phase: Phase) -> Step:
     """Every GPU node runs the driver: at ``version`` where the change loads a new one (GFD's label of the loaded
     driver cannot pass early), else the upgrade controller's state (a roll of the same version); the timeout
@@ -215,10 +253,10 @@ def drain_preflight(pool: Pool, rule: str, phase: Phase, *, whole_pool: bool = F
         remedy = "scale that workload up or relax the budget first"
     return Step(
         Action.CHECK,
-        commands.drain_preflight(pool),
+        all_of(commands.drain_preflight(pool), commands.budgets_allow_drain(pool, whole_pool=whole_pool)),
         commands.show_pdbs(),
-        f"nothing of the pool is cordoned yet: {bare}; {blocking} blocks the drain until its "
-        f"{pool.drain.timeout_minutes}m timeout: {remedy}",
+        f"nothing of the pool is cordoned yet: {bare}; {blocking} would hold the drain until its "
+        f"{pool.drain.timeout_minutes}m timeout, so this check fails while one does: {remedy}",
         pool.name,
         rule,
         phase,
@@ -444,7 +482,7 @@ def mig_relabel(
     phases = (Phase.LABELS,) * 4 if batched else (Phase.DRAIN, Phase.LABELS, Phase.SETTLE, Phase.UNCORDON)
     plan += [
         mig_sync(new, config, rule, pool.name),
-        drain_preflight(pool, rule, phases[0], whole_pool=not batched),
+        _labelled_for_restart(new, pool, drain_preflight(pool, rule, phases[0], whole_pool=not batched)),
         mark_pool(change, pool, rule, phases[0]),
     ]
     cuts = batches(pool) if batched else [(batches(dataclasses.replace(pool, drain=_whole(pool)))[0][0], pool.nodes)]
@@ -469,6 +507,23 @@ def mig_relabel(
         ]
     plan.append(unmark(pool, rule, Phase.UNCORDON))
     return plan
+
+
+def _labelled_for_restart(cluster: Cluster, pool: Pool, preflight: Step) -> Step:
+    """The mig-manager restarts the device plugin on each node it repartitions: on a plugin whose config-manager
+    can block forever on a node without its config label, the pre-flight also fails while a node of the pool
+    lacks it."""
+    plugin = cluster.operator.release.device_plugin
+    if config_manager_handles_unlabelled_nodes(plugin) or preflight.command is None:
+        return preflight
+    return dataclasses.replace(
+        preflight,
+        command=all_of(commands.pool_nodes_labelled(pool), preflight.command),
+        reason=f"{preflight.reason}; the mig-manager restarts the device plugin on each node it repartitions, and "
+        f"the config-manager of device plugin {plugin} can block forever on a node without {DEVICE_PLUGIN_LABEL} "
+        f"(fixed in v0.18.2 and v0.19.0), so it fails too while a node of the pool lacks it: label it "
+        f"{DEVICE_PLUGIN_LABEL}={pool.name} first (node-labels.yaml has the pool's command)",
+    )
 
 
 def _whole(pool: Pool) -> Drain:

@@ -237,6 +237,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
             "node-group",
             "check",
             "drain",
+            "check",
             "label-nodes",
             "label-nodes",
             "drain",
@@ -256,7 +257,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "driver": (
         lambda d: d["defaults"]["operator"]["driver"].update(version="570.172.08"),
         [("driver", "disruptive", None)],
-        ["operator", "wait"],
+        ["check", "check", "operator", "wait"],
         None,
     ),
     "runtime": (
@@ -274,7 +275,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "operator-version": (
         lambda d: d["defaults"]["operator"].update(version="v26.7.0", cdi={"enabled": True}),
         [("driver", "disruptive", None), ("operator-version", "restart", None)],
-        ["operator", "wait", "wait"],
+        ["check", "operator", "wait", "wait"],
         None,
     ),
     "operator-version namespace": (

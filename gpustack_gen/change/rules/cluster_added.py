@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...compile.artifact import DEVICE_PLUGIN_DAEMONSET
+from ...compile.artifact import DEVICE_PLUGIN_CONFIGMAP, DEVICE_PLUGIN_DAEMONSET
 from ...compile.backends import backend_of
 from ...compile.operator import operand_daemonsets
+from ...shell import all_of
 from .. import commands, delivery, steps
 from ..context import ClusterChange
 from ..model import Action, Finding, Level, Outcome, Phase, Step
@@ -78,10 +79,15 @@ def _operator(change: ClusterChange) -> list[Step]:
         )
     )
     operands = operand_daemonsets(new)
+    ready = commands.wait_cluster_policy_ready("30m")
+    if new.operator.adopt_from is not None and DEVICE_PLUGIN_DAEMONSET in operands:
+        # The running Operator's ClusterPolicy is ready from before the upgrade: only the re-rendered template
+        # shows it reconciled the change, before the labels name keys only gpustack-gen's ConfigMap has.
+        ready = all_of(commands.wait_template_configmap(new, DEVICE_PLUGIN_DAEMONSET, DEVICE_PLUGIN_CONFIGMAP), ready)
     plan.append(
         Step(
             Action.WAIT,
-            commands.wait_cluster_policy_ready("30m"),
+            ready,
             commands.rollout_status(new, *operands),
             "the Operator deploys the driver, toolkit"
             + (", device plugin" if DEVICE_PLUGIN_DAEMONSET in operands else "")

@@ -42,6 +42,7 @@ SIDECAR_BACKOFF = 300
 # DaemonSet keeps its old template and ``rollout status`` passes on it (kubectl@v0.29.0
 # pkg/polymorphichelpers/rollout_status.go:107-116). How long that takes is not measured; any delay shows it.
 OPERATOR_RECONCILE_SECONDS = 30
+VOLUME = "volume"  # a template's key for the device-plugin ConfigMap it mounts (beside the env it renders)
 # The Operator's DaemonSets roll one node at a time (daemonsets.updateStrategy RollingUpdate, maxUnavailable "1":
 # gpu-operator@v25.3.3 deployments/gpu-operator/values.yaml:45-50; v26.3.3 :47-52), each pod Ready before the
 # next goes. How long a pod takes is not measured: the model gives each a time, and holds that nothing but
@@ -81,6 +82,11 @@ def version_tuple(text: str) -> tuple[int, ...]:
 
 class SimulationError(AssertionError):
     """A command failed, a check did not pass, or an invariant broke: the plan is wrong."""
+
+
+class Blocked(SimulationError):
+    """A command's precondition failed before it acted (``test -z`` first, ``gpustack-gen blockers``): the plan
+    stops there and says what to do. Right where the cluster has what it names, wrong on a plain cluster."""
 
 
 @dataclass
@@ -222,9 +228,12 @@ class Cluster:
         new_strategy = version_tuple(self.release.chart_version if self.release else "v0") >= (25, 10)
         on_strategy = "cdi-annotations,cdi-cri" if new_strategy else "envvar,cdi-annotations"
         mig = {"MIG_STRATEGY": str(self.spec["mig"]["strategy"])} if self.spec["mig"].get("strategy") else {}
+        # The config's ConfigMap is mounted as a volume named after it (handleDevicePluginConfig, :3154-3164).
+        name = (self.spec["devicePlugin"].get("config") or {}).get("name")
+        mounted = {VOLUME: str(name)} if name else {}
         return {
             "toolkit": {"CDI_ENABLED": "true"} if cdi else {},
-            "device-plugin": {"DEVICE_LIST_STRATEGY": on_strategy if cdi else "envvar", **mig},
+            "device-plugin": {"DEVICE_LIST_STRATEGY": on_strategy if cdi else "envvar", **mig, **mounted},
             "gfd": mig,
         }
 
@@ -254,6 +263,15 @@ class Cluster:
 
     def reconciled(self) -> bool:
         return self.pending_templates is None
+
+    def mounted_device_plugin_config(self) -> str | None:
+        """The ConfigMap the device plugin's pods mount: the template's, which names the ClusterPolicy's only once
+        the Operator has reconciled it (a running pod's sidecar keeps its volume)."""
+        assert self.spec is not None
+        name = (self.spec["devicePlugin"].get("config") or {}).get("name")
+        if self.pending_templates is None or not name:
+            return name  # type: ignore[no-any-return]
+        return self.templates.get("device-plugin", {}).get(VOLUME, name)
 
     def template_env(self, daemonset: str, name: str) -> str | None:
         return self.templates.get(daemonset, {}).get(name)
@@ -467,7 +485,7 @@ class Cluster:
         assert self.spec is not None
         pod = getattr(node, kind)
         config = self.spec["devicePlugin"].get("config") or {}
-        files = self.view(config.get("name", ""), pod.started) or {}
+        files = self.view(self.mounted_device_plugin_config() or "", pod.started) or {}
         key = node.labels.get(DP_LABEL, "") or config.get("default") or ""
         if key and key not in files:
             pod.retry_at = self.now + SIDECAR_BACKOFF
