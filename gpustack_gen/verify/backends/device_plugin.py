@@ -33,7 +33,6 @@ from ...compile.backends.device_plugin.values import (
     device_plugin_release,
     fullname,
 )
-from ...compile.config_names import config_names
 from ...errors import Severity
 from ...k8s_state import DaemonSet
 from ...model.backends.device_plugin import NAME, SWITCH_LABEL, device_plugin_options
@@ -47,6 +46,7 @@ from ..model import Fallback
 from ..observed import count
 from ..pod_failures import HOST_HOOK_DIRS, diagnose, how_it_fails, show_command
 from ..state import RELEASE_LABEL, StatePart
+from .nvidia_plugin import default_key_fallback
 
 if TYPE_CHECKING:
     from ...k8s_state import ConfigMap, ContainerState, Pod
@@ -120,19 +120,7 @@ def unlabelled(view: NodeView, label: str) -> Fallback | None:
         )
     if label != DEVICE_PLUGIN_LABEL:
         return None
-    names = config_names(view.expected.cluster)
-    pool = view.pool.pool
-    holds = names.default_sharing.describe()
-    if names.device_plugin_configs[DEFAULT_DEVICE_PLUGIN_KEY] == names.device_plugin_configs[pool.name]:
-        return Fallback(
-            Severity.WARNING,
-            f"covered by {DEFAULT_DEVICE_PLUGIN_KEY}, which holds the same config ({holds}); label it, so that a later "
-            "change to the pool reaches it",
-        )
-    return Fallback(
-        Severity.ERROR,
-        f"it gets {DEFAULT_DEVICE_PLUGIN_KEY}, which holds {holds}, instead of {pool.name}'s {pool.sharing.describe()}",
-    )
+    return default_key_fallback(view)
 
 
 def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
