@@ -463,7 +463,7 @@ def blockers(selector: str, budgets: str | None, bare_pods: bool) -> None:
     """Check what would stop a drain or a driver upgrade of the nodes SELECTOR matches: read `kubectl get
     nodes,pods,pdb --all-namespaces -o json` on stdin and exit 1 naming each blocker. plan runs it in the pre-flight
     of a drain (--budgets) and before a driver change (--bare-pods)."""
-    from .change.blockers import bare_gpu_pods, blocking_budgets, parse_selector
+    from .change.blockers import bare_gpu_pods, blocking_budgets, load_listing, parse_selector
 
     if budgets is None and not bare_pods:
         _echo("error: nothing to check: give --budgets or --bare-pods", err=True)
@@ -474,7 +474,7 @@ def blockers(selector: str, budgets: str | None, bare_pods: bool) -> None:
         sys.exit(ExitCode.INVALID)
     try:
         nodes = parse_selector(selector)
-        listing = json.loads(text)
+        listing = load_listing(text)
         found = []
         if budgets is not None:
             found += [

@@ -18,6 +18,7 @@ resources every backend's device plugin advertises).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -26,6 +27,14 @@ GPU_RESOURCE_PREFIX = "nvidia.com/"
 
 class ListingError(ValueError):
     """The input is not a ``kubectl get -o json`` listing."""
+
+
+def load_listing(text: str) -> Any:
+    """The listing in ``text``; :class:`json.JSONDecodeError` where it is no JSON."""
+    try:
+        return json.loads(text)
+    except RecursionError:  # the parser's stack, not ours: the input is at fault
+        raise ListingError("nested too deep to be a kubectl listing") from None
 
 
 def parse_selector(text: str) -> dict[str, str]:
@@ -115,6 +124,13 @@ def _matches(selector: Any, labels: Mapping[str, Any]) -> bool:
     return True
 
 
+def _allowed(budget: Mapping[str, Any]) -> int:
+    value = (budget.get("status") or {}).get("disruptionsAllowed") or 0
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ListingError(f"PodDisruptionBudget {_name(budget)}: status.disruptionsAllowed {value!r} is not an integer")
+    return value
+
+
 def blocking_budgets(listing: Any, selector: Mapping[str, str], *, whole_pool: bool) -> list[str]:
     """The budgets that would hold a drain of the nodes ``selector`` matches, each with the count it allows and
     the pods it has there; ``whole_pool``: every selected node is drained at once."""
@@ -130,7 +146,7 @@ def blocking_budgets(listing: Any, selector: Mapping[str, str], *, whole_pool: b
         ]
         if not covered:
             continue
-        allowed = int((budget.get("status") or {}).get("disruptionsAllowed") or 0)
+        allowed = _allowed(budget)
         if allowed == 0 or (whole_pool and allowed < len(covered)):
             found.append(f"{_name(budget)} allows {allowed} of its {len(covered)} pods there")
     return sorted(found)

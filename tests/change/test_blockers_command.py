@@ -89,6 +89,13 @@ def test_the_command_exits_1_naming_each_blocker_and_0_when_none() -> None:
         (["--selector", "pool", "--bare-pods"], "{}", "not a key=value"),
         (["--selector", "pool=a", "--bare-pods"], "{", "Expecting property name"),
         (["--selector", "pool=a", "--bare-pods"], "[]", "not a kubectl listing"),
+        # Nested past the parser's recursion limit, and a count that is no integer: bad input, not our bug.
+        (["--selector", "pool=a", "--bare-pods"], "[" * 100_000 + "]" * 100_000, "nested too deep"),
+        (
+            ["--selector", "pool=a", "--budgets", "batch"],
+            json.dumps(_listing(*TWO_PODS, {**_budget(0), "status": {"disruptionsAllowed": float("inf")}})),
+            "status.disruptionsAllowed",
+        ),
     ],
 )
 def test_bad_input_exits_2(args: list[str], stdin: str, message: str) -> None:
