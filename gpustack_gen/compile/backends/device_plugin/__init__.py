@@ -17,7 +17,7 @@ from ...node_labels import node_labels
 from ...node_labels import pool_labels as _pool_labels
 from ...pod_spec import limits_values as workload_values
 from ...releases import ChartRelease
-from .values import GPU_PRESENT_LABEL, PLUGIN_DAEMONSET, device_plugin_release, values_artifact
+from .values import GPU_PRESENT_LABEL, MPS_CAPABLE_LABEL, PLUGIN_DAEMONSET, device_plugin_release, values_artifact
 
 __all__ = [
     "INSTALLS_OPERATOR",
@@ -56,9 +56,13 @@ def objects(cluster: Cluster) -> list[Artifact]:
 
 
 def pool_labels(cluster: Cluster) -> dict[str, dict[str, str]]:
-    """The config key, and ``nvidia.com/gpu.present=true``: the chart's affinity term that needs no NFD."""
+    """The config key, and ``nvidia.com/gpu.present=true``: the chart's affinity term that needs no NFD. An MPS
+    pool also gets ``nvidia.com/mps.capable=true``, the MPS daemon's nodeSelector
+    (``templates/daemonset-mps-control-daemon.yml:201-203``), which only GFD sets and GFD stays off here; without
+    the daemon the plugin never registers (``internal/plugin/server.go:126-131``, research rollout.md §1)."""
+    mps = {pool.name for pool in cluster.pools if pool.sharing.strategy == "mps"}
     return {
-        pool: {**labels, GPU_PRESENT_LABEL: "true"}
+        pool: {**labels, GPU_PRESENT_LABEL: "true", **({MPS_CAPABLE_LABEL: "true"} if pool in mps else {})}
         for pool, labels in _pool_labels(cluster, config_names(cluster)).items()
     }
 

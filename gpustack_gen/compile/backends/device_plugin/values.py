@@ -26,6 +26,7 @@ from ...tolerations import cluster_taints, tolerates, toleration
 
 VALUES_FILE = "nvidia-device-plugin-values.yaml"
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
+MPS_CAPABLE_LABEL = "nvidia.com/mps.capable"
 # The chart's default node affinity, three OR'ed terms (values.yaml:63-84): NFD's discrete-GPU label, NFD's Tegra
 # CPU vendor, and a label forcing a node (which node-labels.yaml sets, as nothing here runs NFD).
 GPU_NODE_TERMS = (
