@@ -127,7 +127,9 @@ def _matches(selector: Any, labels: Mapping[str, Any]) -> bool:
 def _allowed(budget: Mapping[str, Any]) -> int:
     value = (budget.get("status") or {}).get("disruptionsAllowed") or 0
     if not isinstance(value, int) or isinstance(value, bool):
-        raise ListingError(f"PodDisruptionBudget {_name(budget)}: status.disruptionsAllowed {value!r} is not an integer")
+        raise ListingError(
+            f"PodDisruptionBudget {_name(budget)}: status.disruptionsAllowed {value!r} is not an integer"
+        )
     return value
 
 
