@@ -375,12 +375,17 @@ def _per_node(view: NodeView, pod: Pod | None, key: str, resource: str) -> int |
 def _per_gpu(config: dict[str, Any]) -> dict[str, int]:
     """What one GPU advertises under a device-plugin config file (k8s-device-plugin api/config/v1)."""
     sharing = config.get("sharing")
-    for strategy in ("timeSlicing", "mps"):
+    # MPS first: with both blocks the plugin shares by MPS (validate/device_plugin.py says so to the user).
+    for strategy in ("mps", "timeSlicing"):
         block = sharing.get(strategy) if isinstance(sharing, dict) else None
         if not isinstance(block, dict):
             continue
         for entry in block.get("resources") or []:
-            if isinstance(entry, dict) and entry.get("name") == RESOURCE_GPU and isinstance(entry.get("replicas"), int):
+            if not isinstance(entry, dict) or not isinstance(entry.get("replicas"), int):
+                continue
+            name = entry.get("name")
+            # A bare name is nvidia.com/<name> (k8s-device-plugin api/config/v1 resources.go NewResourceName).
+            if isinstance(name, str) and (name if "/" in name else f"nvidia.com/{name}") == RESOURCE_GPU:
                 return {RESOURCE_GPU_SHARED if block.get("renameByDefault") else RESOURCE_GPU: entry["replicas"]}
     return {RESOURCE_GPU: 1}
 
