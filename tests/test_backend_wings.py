@@ -13,7 +13,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "gpustack_gen"
 WINGS = sorted(path.parent for path in PACKAGE.rglob("backends/__init__.py"))
-SHARED_IN_WING = {"__init__", "charts", "operator_plugin"}  # helpers several backends of one wing use
+SHARED_IN_WING = {"__init__", "charts", "nvidia_plugin", "operator_plugin"}  # helpers several backends of a wing use
 
 
 def _backends(wing: Path) -> set[str]:

@@ -172,7 +172,7 @@ def restart_device_plugin(change: ClusterChange, reason: str, rule: str, *, mps_
     """``mps_daemon``: a changed config is MPS's, so its control daemon restarts too (on every MPS node)."""
     _, new = change.both
     restart = commands.restart_device_plugin(new, mps_daemon)
-    plugin = new.operator.release.device_plugin
+    plugin = new.device_plugin_version
     if not config_manager_handles_unlabelled_nodes(plugin):
         restart = all_of(commands.every_gpu_node_labelled(), restart)
         reason += (

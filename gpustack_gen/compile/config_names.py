@@ -178,7 +178,7 @@ def device_plugin_config(cluster: Cluster, sharing: Sharing) -> dict[str, Any]:
         return config
     block: dict[str, Any] = {"renameByDefault": sharing.rename_by_default}
     # MPS forces failRequestsGreaterThanOne before device plugin v0.20.0: written only where it is read.
-    if sharing.strategy == "time-slicing" or cluster.operator.mps_fail_requests_configurable:
+    if sharing.strategy == "time-slicing" or cluster.mps_fail_requests_configurable:
         block["failRequestsGreaterThanOne"] = sharing.fail_requests_greater_than_one
     block["resources"] = [{"name": RESOURCE_GPU, "replicas": sharing.replicas}]
     config["sharing"] = {"timeSlicing" if sharing.strategy == "time-slicing" else "mps": block}

@@ -1,4 +1,5 @@
-"""The Operator namespace, so that ``kubectl apply -k`` can create the ConfigMaps before the chart exists."""
+"""The backend's namespace (the Operator's), so that ``kubectl apply -k`` can create the ConfigMaps before the chart
+exists."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from .artifact import MANAGED_BY, Artifact
 NAMESPACE_FILE = "namespace.yaml"
 
 
-def namespace_object(cluster: Cluster, targets: tuple[str, ...]) -> Artifact:
+def namespace_object(cluster: Cluster, targets: tuple[str, ...], name: str) -> Artifact:
     """The Namespace; GitOps tools named in ``targets`` are told never to prune it."""
     annotations: dict[str, str] = {}
     if "argocd" in targets:
@@ -18,7 +19,7 @@ def namespace_object(cluster: Cluster, targets: tuple[str, ...]) -> Artifact:
     if "flux" in targets:
         annotations["kustomize.toolkit.fluxcd.io/prune"] = "disabled"
     metadata: dict[str, Any] = {
-        "name": cluster.operator.namespace,
+        "name": name,
         "labels": {**MANAGED_BY, "pod-security.kubernetes.io/enforce": "privileged"},
     }
     if annotations:

@@ -63,19 +63,26 @@ def node_labels_document(cluster: Cluster, labels: dict[str, dict[str, str]]) ->
 NODE_LABELS_NOTE = "Labels each pool's nodes must carry. Set them in the node group template so new nodes get them."
 
 
-def node_labels(cluster: Cluster, names: ConfigNames) -> Artifact:
+def node_labels(
+    cluster: Cluster,
+    names: ConfigNames,
+    labels: dict[str, dict[str, str]] | None = None,
+    notes_after: tuple[str, ...] = (),
+) -> Artifact:
+    """``labels``: the pools' labels, where a backend sets more than :func:`pool_labels` (default: those)."""
     notes = [NODE_LABELS_NOTE]
     notes.append(
         f"A GPU node without {DEVICE_PLUGIN_LABEL} gets {DEFAULT_DEVICE_PLUGIN_KEY}: {names.default_text(cluster)}."
     )
-    if not config_manager_handles_unlabelled_nodes(cluster.operator.release.device_plugin):
+    if not config_manager_handles_unlabelled_nodes(cluster.device_plugin_version):
         notes.append(
-            f"Label every node: the config-manager of device plugin {cluster.operator.release.device_plugin} can hang "
+            f"Label every node: the config-manager of device plugin {cluster.device_plugin_version} can hang "
             "on a node without the label (fixed in v0.18.2 and v0.19.0)."
         )
+    notes += notes_after
     return Artifact(
         "node-labels.yaml",
         "node-labels",
-        (node_labels_document(cluster, pool_labels(cluster, names)),),
+        (node_labels_document(cluster, labels if labels is not None else pool_labels(cluster, names)),),
         tuple(notes),
     )

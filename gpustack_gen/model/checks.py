@@ -400,7 +400,7 @@ def _check_shared_request(cluster: Cluster, pool: Pool, workload: Workload, path
             (*path, "gpus"),
             f"pool {pool.name!r} uses MPS, which refuses requests for more than one replica",
             "ask for gpus: 1, or set the pool's failRequestsGreaterThanOne: false"
-            if cluster.operator.mps_fail_requests_configurable
+            if cluster.mps_fail_requests_configurable
             else "ask for gpus: 1",
         )
     elif workload.gpus > 1 and sharing.is_shared:

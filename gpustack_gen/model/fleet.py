@@ -375,6 +375,17 @@ class Cluster:
             raise TypeError(f"cluster {self.name!r} on backend {self.backend} holds no {kind.__name__}")
         return options
 
+    @property
+    def device_plugin_version(self) -> str:
+        """The NVIDIA device plugin release whose config files the nodes read (``"v0.17.4"``): the Operator's or the
+        standalone chart's, as the backend says."""
+        return self.semantics.device_plugin_version(self)
+
+    @property
+    def mps_fail_requests_configurable(self) -> bool:
+        """That plugin honours an explicit MPS ``failRequestsGreaterThanOne`` (v0.20.0 and newer)."""
+        return mps_fail_requests_configurable(self.device_plugin_version)
+
     def resources_per_gpu(self, pool: Pool) -> dict[str, int]:
         """Extended resources one physical GPU of ``pool`` advertises to the kubelet."""
         return self.semantics.resources_per_gpu(self, pool)

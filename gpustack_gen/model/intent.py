@@ -14,6 +14,7 @@ from pydantic import AfterValidator, BeforeValidator, Field
 from pydantic_core import PydanticCustomError
 
 from .backends import BACKEND_NAMES, SEMANTICS, STRATEGY_NAMES, STRATEGY_SUMMARIES, listing
+from .backends.device_plugin import DevicePluginSettings
 from .backends.dra import DraSettings
 from .backends.hami import HamiSettings
 from .intent_base import DnsLabel
@@ -679,6 +680,9 @@ class ClusterSettings(_Model):
         description="What GPU nodes without the nvidia.com/device-plugin.config label get: auto (default: the config every pool shares, when they all use one; else whole GPUs), none (whole GPUs), or the name of a pool whose config they take.",
     )
     dra: DraSettings | None = Field(default=None, description="The NVIDIA DRA driver chart (backend dra).")
+    device_plugin: DevicePluginSettings | None = Field(
+        default=None, description="The standalone NVIDIA device plugin chart (backend device-plugin)."
+    )
     node_groups: NodeGroupSettings | None = Field(
         default=None,
         description="What creates the GPU nodes: each pool's node-group fragment with its labels and taints.",

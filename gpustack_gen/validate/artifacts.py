@@ -15,10 +15,12 @@ from ..compile.backends import backend_of
 from ..compile.gitops import GITOPS_KINDS
 from ..compile.operator import CHART, VALUES_FILE
 from ..errors import InternalError
+from ..model.backends.device_plugin import device_plugin_options
 from ..model.backends.dra import dra_options
 from ..model.backends.dra import gates as dra_gates
 from ..model.backends.hami import hami_options
 from ..model.fleet import Cluster
+from .backends.device_plugin import check_device_plugin_values
 from .backends.dra import check_driver_values, check_opaque_configs
 from .backends.hami import check_hami_values
 from .device_plugin import check_device_plugin_config
@@ -61,7 +63,7 @@ def _clusterpolicy_patch(cluster: Cluster, artifact: Artifact, document: dict[st
 def _device_plugin_configmap(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:
     for key, config in _embedded(document):
         findings = check_device_plugin_config(
-            config, device_plugin_version=cluster.operator.release.device_plugin, mps_root_from_operator=True
+            config, device_plugin_version=cluster.device_plugin_version, mps_root_from_operator=True
         )
         if findings:
             raise InternalError(artifact.path, f"data.{key}.{findings[0].path}", findings[0].message)
@@ -81,6 +83,10 @@ def _hami_values(cluster: Cluster, artifact: Artifact, document: dict[str, Any])
         raise InternalError(
             artifact.path, first.path, f"{first.message} (HAMi chart {hami_options(cluster).release.version})"
         )
+
+
+def _device_plugin_values(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:
+    _raise_first(artifact, check_device_plugin_values(document, device_plugin_options(cluster).release))
 
 
 def _dra_driver_values(cluster: Cluster, artifact: Artifact, document: dict[str, Any]) -> None:
@@ -110,6 +116,7 @@ VALIDATORS: dict[str, Validator] = {
     "device-plugin-configmap": _device_plugin_configmap,
     "mig-parted-configmap": _mig_parted_configmap,
     "hami-values": _hami_values,
+    "device-plugin-values": _device_plugin_values,
     "dra-driver-values": _dra_driver_values,
     "dra-device-classes": _dra_objects,
     "dra-claims": _dra_objects,

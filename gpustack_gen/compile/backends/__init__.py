@@ -1,7 +1,8 @@
 """The compilers of each device backend, chosen once per cluster by its ``backend``.
 
-Every backend still installs the GPU Operator (driver, toolkit, CDI): :mod:`..operator` writes those
-settings and merges what the backend sets on top. A backend module has ``NAME``, ``operator_values``
+A backend with ``INSTALLS_OPERATOR`` installs the GPU Operator (driver, toolkit, CDI): :mod:`..operator` writes
+those settings and merges what the backend sets on top; the standalone device plugin's hosts bring their own.
+``namespace`` is the namespace object's (the Operator's, or the backend release's). A backend module has ``NAME``, ``operator_values``
 (its part of the Helm values), ``patch_only`` (what only the ClusterPolicy patch carries: deletions,
 fields the chart never renders), ``objects`` (Kubernetes objects applied with the namespace, listed in
 the kustomization), ``files`` (its other artifacts), ``pool_labels`` (the labels each pool's nodes carry,
@@ -18,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from . import dra, gpu_operator, hami
+from . import device_plugin, dra, gpu_operator, hami
 
 if TYPE_CHECKING:
     from ...model.fleet import Cluster, Pool, Workload
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
 
 class BackendCompilers(Protocol):
     NAME: str
+    INSTALLS_OPERATOR: bool  # the GPU Operator's values and ClusterPolicy patch are written (else the hosts' own)
+
+    def namespace(self, cluster: Cluster) -> str: ...  # of the namespace object (namespace.yaml)
 
     def operator_values(self, cluster: Cluster) -> dict[str, Any]: ...
 
@@ -55,6 +59,7 @@ BACKENDS: Mapping[str, BackendCompilers] = {
     gpu_operator.NAME: gpu_operator,
     hami.NAME: hami,
     dra.NAME: dra,
+    device_plugin.NAME: device_plugin,
 }
 
 

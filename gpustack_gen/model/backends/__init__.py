@@ -1,7 +1,8 @@
 """What a pool offers and a workload asks, per device backend: the fleet's meaning on each one.
 
 A backend is the component that advertises GPUs to the kubelet: the GPU Operator's device plugin
-(``gpu-operator``, the default), HAMi, or the NVIDIA DRA driver. Each registers a module here with
+(``gpu-operator``, the default), HAMi, the NVIDIA DRA driver, or the standalone device plugin chart
+(``device-plugin``). Each registers a module here with
 ``NAME``, ``STRATEGIES`` (the sharing strategies its pools may use), ``resources_per_gpu`` (what one
 physical GPU of a pool offers), ``allocatable_per_gpu`` (the part of it a node's allocatable shows),
 ``workload_request`` (what one pod takes of its pool), ``pods_share_request`` (whether a workload's pods
@@ -28,7 +29,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..fleet import ISOLATION
-from . import dra, gpu_operator, hami
+from . import device_plugin, dra, gpu_operator, hami
 
 if TYPE_CHECKING:
     from ...yamlio.source import PathKey
@@ -95,12 +96,16 @@ class BackendSemantics(Protocol):
 
     def capacity_hint(self, pool: Pool, resource: str) -> str | None: ...  # None: the neutral hint
 
+    # The NVIDIA device plugin release ("v0.17.4") whose config files the cluster's nodes read, for its version gates.
+    def device_plugin_version(self, cluster: Cluster) -> str: ...
+
 
 # Each module is assigned to the protocol itself, so mypy checks its names and signatures against it.
 SEMANTICS: Mapping[str, BackendSemantics] = {
     gpu_operator.NAME: gpu_operator,
     hami.NAME: hami,
     dra.NAME: dra,
+    device_plugin.NAME: device_plugin,
 }
 
 

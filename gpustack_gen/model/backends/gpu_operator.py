@@ -1,16 +1,23 @@
-"""The GPU Operator's device plugin: whole GPUs, time-slicing and MPS replicas, MIG devices.
-
-Resource names follow k8s-device-plugin: ``nvidia.com/gpu``, ``nvidia.com/gpu.shared`` under
-``renameByDefault`` (api/config/v1/replicas.go), and ``nvidia.com/mig-<profile>`` under the mixed MIG
-strategy (internal/rm/rm.go); under ``single`` every MIG device is ``nvidia.com/gpu``.
-"""
+"""The GPU Operator's device plugin: whole GPUs, time-slicing and MPS replicas, MIG devices (what each offers:
+:mod:`.nvidia_plugin`, shared with the standalone chart's plugin)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..fleet import ISOLATION, BackendOptions, PoolOptions, SharingOptions, WorkloadOptions
+from ..fleet import BackendOptions, PoolOptions, SharingOptions, WorkloadOptions
+from .nvidia_plugin import (
+    RESOURCE_GPU,
+    RESOURCE_GPU_SHARED,
+    allocatable_per_gpu,
+    isolation,
+    mig_resource,
+    pods_share_request,
+    resources_per_gpu,
+    workload_limits,
+    workload_request,
+)
 
 if TYPE_CHECKING:
     from ...yamlio.source import PathKey
@@ -19,6 +26,43 @@ if TYPE_CHECKING:
     from ..intent import NodePool
     from ..intent import Workload as WorkloadSpec
     from ..resolve import ClusterOrigin, PoolOrigin, Report, Setting
+
+__all__ = [
+    "DEVICE_PLUGIN_LIMITS",
+    "EXTENDED_RESOURCES",
+    "NAME",
+    "NODE_LABELLED_CONFIGS",
+    "OPTIONS",
+    "OPTION_REASONS",
+    "RANGE_HINTS",
+    "REDEPLOYS_ON_MOVE",
+    "RESOURCE_GPU",
+    "RESOURCE_GPU_SHARED",
+    "RETIRED_REFUSALS",
+    "SHARING_EXAMPLES",
+    "SHARING_OPTIONS",
+    "STRATEGIES",
+    "STRATEGY_SUMMARIES",
+    "SUMMARY",
+    "WORKLOAD_OPTIONS",
+    "allocatable_per_gpu",
+    "capacity_hint",
+    "check",
+    "check_pool",
+    "check_sharing",
+    "check_workload",
+    "device_plugin_version",
+    "isolation",
+    "mig_resource",
+    "pods_share_request",
+    "resolve_options",
+    "resolve_pool",
+    "resolve_sharing",
+    "resolve_workload",
+    "resources_per_gpu",
+    "workload_limits",
+    "workload_request",
+]
 
 NAME = "gpu-operator"
 SUMMARY = "gpu-operator (default: the GPU Operator's device plugin)"  # in the fleet schema's description of backend
@@ -35,8 +79,6 @@ DEVICE_PLUGIN_LIMITS = True  # single: one profile type per node, as nvidia.com/
 EXTENDED_RESOURCES = True
 NODE_LABELLED_CONFIGS = True  # nvidia.com/device-plugin.config, nvidia.com/mig.config
 REDEPLOYS_ON_MOVE = False
-RESOURCE_GPU = "nvidia.com/gpu"
-RESOURCE_GPU_SHARED = "nvidia.com/gpu.shared"
 
 
 def resolve_options(report: Report, setting: Setting) -> BackendOptions:
@@ -77,60 +119,6 @@ def check_pool(cluster: Cluster, pool: Pool, origin: PoolOrigin, strategy_path: 
     """The device plugin's pool rules are every backend's (model/checks.py)."""
 
 
-def resources_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
-    """Extended resources one physical GPU of the pool advertises to the kubelet."""
-    sharing = pool.sharing
-    if sharing.strategy == "mig":
-        devices = pool.mig_devices()
-        if cluster.mig_strategy == "single":
-            return {RESOURCE_GPU: sum(count for _, count in devices)}
-        result: dict[str, int] = {}
-        for profile_name, count in devices:
-            resource = mig_resource(pool, profile_name)
-            result[resource] = result.get(resource, 0) + count
-        return result
-    if sharing.is_shared:
-        name = RESOURCE_GPU_SHARED if sharing.rename_by_default else RESOURCE_GPU
-        return {name: sharing.replicas}
-    return {RESOURCE_GPU: 1}
-
-
-def allocatable_per_gpu(cluster: Cluster, pool: Pool) -> dict[str, int]:
-    """The device plugin advertises all of it."""
-    return resources_per_gpu(cluster, pool)
-
-
-def mig_resource(pool: Pool, profile_name: str) -> str:
-    """The mixed-strategy resource of one of the pool's MIG profiles (``nvidia.com/mig-3g.20gb``)."""
-    profile = pool.gpu.profile(profile_name)
-    # The checks refuse a profile the GPU model lacks, so a loaded fleet never gets here with one.
-    assert profile is not None, f"{pool.gpu.name} has no MIG profile {profile_name!r}"
-    return profile.resource_name
-
-
-def workload_request(cluster: Cluster, workload: Workload) -> dict[str, int]:
-    """The extended resource and count one pod of ``workload`` asks for."""
-    pool = cluster.pool_of(workload)
-    if pool.sharing.strategy == "mig" and cluster.mig_strategy == "mixed":
-        return {mig_resource(pool, workload.mig_profile or pool.mig_devices()[0][0]): workload.gpus}
-    return {next(iter(resources_per_gpu(cluster, pool))): workload.gpus}
-
-
-def workload_limits(cluster: Cluster, workload: Workload) -> dict[str, int]:
-    """A pod lists what it takes."""
-    return workload_request(cluster, workload)
-
-
-def pods_share_request(cluster: Cluster, pool: Pool) -> bool:
-    """Each pod gets its own replicas or devices."""
-    return False
-
-
-def isolation(cluster: Cluster, pool: Pool) -> str:
-    """The device plugin's MPS replicas each get 1/replicas of the memory and compute (``ISOLATION``)."""
-    return ISOLATION[pool.sharing.strategy]
-
-
 def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:
     """The device plugin's workload rules are checked with the workloads (model/checks.py): nothing more here."""
     return True
@@ -139,3 +127,8 @@ def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathK
 def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:
     """The device plugin's own rules are checked with the pools (model/checks.py); node names it never uses are
     warned about while resolving (:func:`resolve_pool`)."""
+
+
+def device_plugin_version(cluster: Cluster) -> str:
+    """The Operator's pinned device plugin."""
+    return cluster.operator.release.device_plugin

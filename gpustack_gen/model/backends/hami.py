@@ -621,3 +621,8 @@ def _check_shared_settings(cluster: Cluster, origin: ClusterOrigin, paths: dict[
                 "HAMi's scheduler has one policy for the cluster",
                 "give every pool of the cluster the same policy, or leave it out on all but one",
             )
+
+
+def device_plugin_version(cluster: Cluster) -> str:
+    """The Operator's pinned device plugin."""
+    return cluster.operator.release.device_plugin

@@ -28,9 +28,11 @@ from .device_classes import device_classes
 from .driver import KUBELET_PLUGIN_DAEMONSET, dra_release, driver_values_file
 
 __all__ = [
+    "INSTALLS_OPERATOR",
     "NAME",
     "capacity_details",
     "files",
+    "namespace",
     "objects",
     "operator_values",
     "patch_only",
@@ -155,3 +157,11 @@ def capacity_details(cluster: Cluster, pool: Pool) -> dict[str, Any]:
     else:
         claims = {"claims": "one ResourceClaim per pod, from its workload's ResourceClaimTemplate", "counts": "devices"}
     return {"dra": claims}
+
+
+INSTALLS_OPERATOR = True
+
+
+def namespace(cluster: Cluster) -> str:
+    """The Operator's: its ConfigMaps live there."""
+    return cluster.operator.namespace

@@ -21,10 +21,12 @@ from ...pod_spec import limits_values as workload_values
 from ...releases import ChartRelease
 
 __all__ = [
+    "INSTALLS_OPERATOR",
     "MPS_ROOT",
     "NAME",
     "capacity_details",
     "files",
+    "namespace",
     "objects",
     "operator_values",
     "patch_only",
@@ -84,3 +86,11 @@ def workload_notes(cluster: Cluster, workload: Workload) -> tuple[str, ...]:
 def capacity_details(cluster: Cluster, pool: Pool) -> dict[str, Any]:
     """Nothing beyond the resources: the device plugin's are what a node's allocatable shows."""
     return {}
+
+
+INSTALLS_OPERATOR = True
+
+
+def namespace(cluster: Cluster) -> str:
+    """The Operator's: its ConfigMaps live there."""
+    return cluster.operator.namespace

@@ -29,9 +29,11 @@ from .nodes import node_labels, pool_labels
 from .values import DEVICE_PLUGIN_DAEMONSET, RUNTIME_CLASS, hami_release, needs_runtime_class, values_artifact
 
 __all__ = [
+    "INSTALLS_OPERATOR",
     "NAME",
     "capacity_details",
     "files",
+    "namespace",
     "objects",
     "operator_values",
     "patch_only",
@@ -138,3 +140,11 @@ def capacity_details(cluster: Cluster, pool: Pool) -> dict[str, Any]:
         "enforcement": ENFORCEMENT,
         "notEnforced": list(BYPASSES),
     }
+
+
+INSTALLS_OPERATOR = True
+
+
+def namespace(cluster: Cluster) -> str:
+    """The Operator's: its ConfigMaps live there."""
+    return cluster.operator.namespace

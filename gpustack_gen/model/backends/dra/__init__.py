@@ -504,3 +504,8 @@ _OPTION_HINTS = {
     "activeThreadPercentage": "a percentage from 0 to 100 (unset: 100 / replicas)",
     "pinnedMemoryLimit": 'at least 1Mi, e.g. "10Gi"',
 }
+
+
+def device_plugin_version(cluster: Cluster) -> str:
+    """The Operator's pinned device plugin."""
+    return cluster.operator.release.device_plugin
