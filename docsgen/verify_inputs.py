@@ -16,6 +16,7 @@ EXAMPLES = (  # (backend, fleet file, cluster)
     ("gpu-operator", "examples/fleet.yaml", "prod"),
     ("hami", "examples/hami/fleet.yaml", "stage"),
     ("dra", "examples/dra/fleet.yaml", "train"),
+    ("device-plugin", "examples/device-plugin/fleet.yaml", "lab"),
 )
 EXCERPT = "tests/verify/data/prod-healthy/nodes.json"
 _NODE_KEYS = (
@@ -38,7 +39,9 @@ YAML, is an error at its line (exit 2).
 
 Run the commands in the folder you pass to `--from`. The files every cluster has come first, then those its
 backend reads, then one per Helm release the backend installs (its DaemonSets, Deployments and pods, by the
-release label `app.kubernetes.io/instance`).
+release label `app.kubernetes.io/instance`). A backend that installs no GPU Operator (the standalone device
+plugin) has no `clusterpolicy.json` or `operator.json`, and a file of its own stands in for a common one of the
+same part (the chart's ConfigMap and workloads, by the chart's label in every namespace).
 """
 
 

@@ -447,6 +447,61 @@ def values_kept(values: tuple[str, ...]) -> None:
     _echo(f"the upgrade keeps every value the release has ({len(values)} files)")
 
 
+_LISTING_LIMIT = 256 * 1024 * 1024  # bytes of `kubectl get nodes,pods,pdb -o json` read from stdin (large clusters)
+
+
+@main.command("blockers")
+@click.option("--selector", required=True, help="The nodes to check, as key=value[,key=value] (a pool's selector).")
+@click.option(
+    "--budgets",
+    type=click.Choice(["batch", "whole-pool"]),
+    help="Fail on PodDisruptionBudgets that would hold a drain of the nodes: a batch at a time, or all at once.",
+)
+@click.option("--bare-pods", is_flag=True, help="Fail on GPU pods without a controller on the nodes.")
+@_handle_errors
+def blockers(selector: str, budgets: str | None, bare_pods: bool) -> None:
+    """Check what would stop a drain or a driver upgrade of the nodes SELECTOR matches: read `kubectl get
+    nodes,pods,pdb --all-namespaces -o json` on stdin and exit 1 naming each blocker. plan runs it in the pre-flight
+    of a drain (--budgets) and before a driver change (--bare-pods)."""
+    from .change.blockers import bare_gpu_pods, blocking_budgets, parse_selector
+
+    if budgets is None and not bare_pods:
+        _echo("error: nothing to check: give --budgets or --bare-pods", err=True)
+        sys.exit(ExitCode.INVALID)
+    text = sys.stdin.read(_LISTING_LIMIT + 1)
+    if len(text) > _LISTING_LIMIT:
+        _echo(f"error: stdin: more than {_LISTING_LIMIT} bytes of listing", err=True)
+        sys.exit(ExitCode.INVALID)
+    try:
+        nodes = parse_selector(selector)
+        listing = json.loads(text)
+        found = []
+        if budgets is not None:
+            found += [
+                f"PodDisruptionBudget {b}" for b in blocking_budgets(listing, nodes, whole_pool=budgets == "whole-pool")
+            ]
+        if bare_pods:
+            found += [f"pod {p} has no controller" for p in bare_gpu_pods(listing, nodes)]
+    except (ValueError, TypeError, AttributeError) as exc:  # JSONDecodeError and ListingError are ValueErrors
+        _echo(f"error: {exc}; pipe kubectl get nodes,pods,pdb --all-namespaces -o json", err=True)
+        sys.exit(ExitCode.INVALID)
+    if found:
+        hint = []
+        if budgets is not None:
+            hint.append(
+                "relax or delete a budget, or scale its workload up"
+                if budgets == "batch"
+                else "relax or delete a budget (its evicted pods cannot start on the pool while it is drained)"
+            )
+        if bare_pods:
+            hint.append(
+                "save its work and delete it, or set operator.driver.upgradePolicy.force in the fleet to let the upgrade delete it"
+            )
+        _echo(f"error: {'; '.join(found)} (hint: {'; '.join(hint)})", err=True)
+        sys.exit(ExitCode.DIFFERS)
+    _echo(f"nothing blocks on {selector}")
+
+
 @main.command()
 @_change_arguments(
     "Plan from FLEET as committed at git REF to the working file.",
@@ -525,7 +580,8 @@ def plan(
     "state_dir",
     type=click.Path(file_okay=False),
     help="Read the cluster from the kubectl output in this folder (nodes.json, clusterpolicy.json, configmaps.json, "
-    "operator.json, events.json, and hami.json on HAMi; each optional) instead of the API.",
+    "operator.json, events.json, and hami.json on HAMi, nvdp.json on the standalone device plugin; each optional) "
+    "instead of the API.",
 )
 @click.option(
     "--kubeconfig", type=click.Path(dir_okay=False), help="Kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."
@@ -746,6 +802,13 @@ def lint(
     help="Output of kubectl get clusterpolicy cluster-policy -o yaml.",
 )
 @click.option("--nodes", "nodes_file", type=click.Path(dir_okay=False), help="Output of kubectl get nodes -o yaml.")
+@click.option(
+    "--daemonsets",
+    "daemonsets_file",
+    type=click.Path(dir_okay=False),
+    help="Output of kubectl get daemonset -A -o json (or the plugin's pods): names a standalone device plugin "
+    "release's chart version.",
+)
 @click.option("--kubernetes", help="Kubernetes version, when the nodes do not tell it (e.g. 1.29.15).")
 @click.option("--operator-version", help="GPU Operator chart version, when the inputs do not tell it (e.g. v25.3.3).")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write the fleet file here (default: stdout).")
@@ -762,6 +825,7 @@ def import_command(
     configmap_files: tuple[str, ...],
     clusterpolicy_file: str | None,
     nodes_file: str | None,
+    daemonsets_file: str | None,
     kubernetes: str | None,
     operator_version: str | None,
     out_file: str | None,
@@ -769,6 +833,9 @@ def import_command(
     check_roundtrip: bool,
 ) -> None:
     """Turn a cluster's GPU Operator values, ConfigMaps, ClusterPolicy and nodes into a fleet file.
+
+    A standalone nvidia-device-plugin release's values (helm get values nvdp -o yaml), its ConfigMap and
+    --daemonsets give a fleet with backend device-plugin.
 
     \b
     kubectl get nodes -o yaml > nodes.yaml
@@ -793,6 +860,7 @@ def import_command(
         nodes=path(nodes_file),
         kubernetes=kubernetes,
         operator_version=operator_version,
+        daemonsets=path(daemonsets_file),
     )
     for todo in result.todos:
         _echo(f"warning: TODO: {todo}", err=True)

@@ -151,6 +151,15 @@ def wait_template_env(cluster: Cluster, daemonset: str, name: str, value: str, t
     return kubectl("wait", "-n", namespace, daemonset, f"--for=jsonpath={path}={value}", f"--timeout={timeout}")
 
 
+def wait_template_configmap(cluster: Cluster, daemonset: str, configmap: str, timeout: str = "10m") -> Script:
+    """Waits until the Operator has re-rendered ``daemonset`` to mount ConfigMap ``configmap``: the volume is named
+    after the ConfigMap (gpu-operator@v25.3.3 ``controllers/object_controls.go:3154-3164``), so no volume of that
+    name means the old template. The ClusterPolicy's ``ready`` from before the change cannot tell."""
+    path = f'{{.spec.template.spec.volumes[?(@.name=="{configmap}")].configMap.name}}'
+    namespace = cluster.operator.namespace
+    return kubectl("wait", "-n", namespace, daemonset, f"--for=jsonpath={path}={configmap}", f"--timeout={timeout}")
+
+
 def restart_device_plugin(cluster: Cluster, mps_daemon: bool) -> Script:
     return kubectl("rollout", "restart", "-n", cluster.operator.namespace, *device_plugin_daemonsets(mps_daemon))
 
@@ -189,6 +198,32 @@ def drain_preflight(pool: Pool) -> Script:
     """What would block the drain, found before any node is cordoned: ``--dry-run=client`` runs the same pod
     filters and fails on a pod without a controller (``filters.go:174-244``, ``pkg/cmd/drain/drain.go:367-371``)."""
     return kubectl("drain", "--selector", selector_text(pool), *_drain_flags(pool), "--dry-run=client")
+
+
+def _blockers(node_selector: str, *checks: str) -> Script:
+    """Fails while something on the selected nodes would stop the step after it: the cluster's listing, read by
+    ``gpustack-gen blockers`` (:mod:`gpustack_gen.change.blockers`), which exits 1 naming each blocker."""
+    listing = kubectl("get", "nodes,pods,pdb", "--all-namespaces", "-o", "json")
+    return Pipe((listing, command("gpustack-gen", "blockers", "--selector", node_selector, *checks)))
+
+
+def budgets_allow_drain(pool: Pool, *, whole_pool: bool) -> Script:
+    """Fails while a PodDisruptionBudget would hold the pool's drain (``whole_pool``: every node at once)."""
+    return _blockers(selector_text(pool), "--budgets", "whole-pool" if whole_pool else "batch")
+
+
+def no_bare_gpu_pods() -> Script:
+    """Fails while a GPU pod without a controller runs on a GPU node: the driver upgrade cannot delete it."""
+    return _blockers(GPU_NODES, "--bare-pods")
+
+
+def show_pod_controllers() -> Script:
+    """Every pod with its node and controller kind (``<none>``: a bare pod)."""
+    columns = (
+        "NAMESPACE:.metadata.namespace,NAME:.metadata.name,NODE:.spec.nodeName,"
+        "CONTROLLER:.metadata.ownerReferences[0].kind"
+    )
+    return kubectl("get", "pods", "--all-namespaces", "-o", f"custom-columns={columns}")
 
 
 def show_pdbs() -> Script:
@@ -372,6 +407,13 @@ def no_nodes_labelled(label: str, value: str) -> Script:
 def every_gpu_node_labelled() -> Script:
     """Fails while a GPU node has no device-plugin config label (and when kubectl fails)."""
     return PrintsNothing(kubectl("get", "nodes", "--selector", f"{GPU_NODES},!{DEVICE_PLUGIN_LABEL}", "-o", "name"))
+
+
+def pool_nodes_labelled(pool: Pool) -> Script:
+    """Fails while a node of the pool has no device-plugin config label (and when kubectl fails)."""
+    return PrintsNothing(
+        kubectl("get", "nodes", "--selector", f"{selector_text(pool)},!{DEVICE_PLUGIN_LABEL}", "-o", "name")
+    )
 
 
 def gpu_node_labels() -> Script:

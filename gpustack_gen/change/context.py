@@ -114,6 +114,11 @@ class ClusterChange:
         """Both sides run ``backend``: its own rules apply (a move between backends has rules of its own)."""
         return all(c is not None and c.backend == backend for c in (self.old, self.new))
 
+    def operator_on_both(self) -> bool:
+        """Both sides install the GPU Operator (a backend's ``INSTALLS_OPERATOR``): its own rules apply; a move to
+        or from a backend without it installs or removes the Operator as a whole (that move's rule)."""
+        return all(c is not None and backend_of(c).INSTALLS_OPERATOR for c in (self.old, self.new))
+
     def operator_differs(self) -> bool:
         """The values (Helm) or the ClusterPolicy patch (external installs) differ: the operator step is due."""
         old, new = self.both

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from ..compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
 from ..compile.node_groups import PROVIDERS, node_group_file, template_of
@@ -129,6 +129,44 @@ def delivered(change: ClusterChange, new: Cluster, reason: str, rule: str) -> St
     )
 
 
+def no_bare_gpu_pods(rule: str) -> Step:
+    """Before a driver change: the upgrade controller cannot delete a GPU pod without a controller (its
+    ``gpuPodDeletion.force`` is off), so that pod's node goes ``upgrade-failed`` and holds every other node."""
+    return Step(
+        Action.CHECK,
+        commands.no_bare_gpu_pods(),
+        commands.show_pod_controllers(),
+        "nothing is upgraded yet: a GPU pod without a controller (a notebook started by hand) would send its node "
+        "to upgrade-failed, which holds the upgrade of every other node, so this check fails while one runs: save "
+        "its work and delete it, or set operator.driver.upgradePolicy.force in the fleet to let the upgrade delete it (it is not "
+        "recreated)",
+        None,
+        rule,
+        Phase.CHECK,
+    )
+
+
+def every_gpu_node_labelled(cluster: Cluster, why: str, rule: str) -> list[Step]:
+    """``why`` restarts the device plugin on GPU nodes: on a plugin whose config-manager can block forever on a
+    node without its config label, a check that every GPU node carries it."""
+    plugin = cluster.operator.release.device_plugin
+    if config_manager_handles_unlabelled_nodes(plugin):
+        return []
+    return [
+        Step(
+            Action.CHECK,
+            commands.every_gpu_node_labelled(),
+            commands.gpu_node_labels(),
+            f"{why}, and the config-manager of device plugin {plugin} can block forever on a GPU node without "
+            f"{DEVICE_PLUGIN_LABEL} (fixed in v0.18.2 and v0.19.0): this check fails while one lacks it: label such "
+            "nodes into their pool first (node-labels.yaml has each pool's command)",
+            None,
+            rule,
+            Phase.CHECK,
+        )
+    ]
+
+
 def driver_wait(cluster: Cluster, version: str | None, reason: str, rule: str, phase: Phase) -> Step:
     """Every GPU node runs the driver: at ``version`` where the change loads a new one (GFD's label of the loaded
     driver cannot pass early), else the upgrade controller's state (a roll of the same version); the timeout
@@ -215,10 +253,10 @@ def drain_preflight(pool: Pool, rule: str, phase: Phase, *, whole_pool: bool = F
         remedy = "scale that workload up or relax the budget first"
     return Step(
         Action.CHECK,
-        commands.drain_preflight(pool),
+        all_of(commands.drain_preflight(pool), commands.budgets_allow_drain(pool, whole_pool=whole_pool)),
         commands.show_pdbs(),
-        f"nothing of the pool is cordoned yet: {bare}; {blocking} blocks the drain until its "
-        f"{pool.drain.timeout_minutes}m timeout: {remedy}",
+        f"nothing of the pool is cordoned yet: {bare}; {blocking} would hold the drain until its "
+        f"{pool.drain.timeout_minutes}m timeout, so this check fails while one does: {remedy}",
         pool.name,
         rule,
         phase,
@@ -354,15 +392,26 @@ def _batching(pool: Pool, size: int) -> str:
     )
 
 
-def node_group(change: ClusterChange, pool: Pool, rule: str, phase: Phase = Phase.NODE_GROUPS) -> Step:
+def node_group(
+    change: ClusterChange,
+    pool: Pool,
+    rule: str,
+    phase: Phase = Phase.NODE_GROUPS,
+    *,
+    during: Mapping[str, str] | None = None,
+) -> Step:
     """The pool's node-group template gets the pool's new labels and taints before any node is relabelled or
     drained: an autoscaler gives a node it adds the template's labels of that moment (research node-groups.md
     §1-§5), so a node added mid-rollout would come up with the old ones. Where the template is an object in the
-    cluster (a Karpenter NodePool, a Cluster API MachineDeployment) the check waits until it carries each label."""
+    cluster (a Karpenter NodePool, a Cluster API MachineDeployment) the check waits until it carries each label.
+    ``during``: labels the template also carries until the change is done (a move's switches)."""
     new = change.new
     assert new is not None
     template = template_of(new, pool)
-    labels = ", ".join(f"{key}={value}" for key, value in template.labels.items()) or "none"
+    wanted = {**template.labels, **(during or {})}
+    labels = ", ".join(f"{key}={value}" for key, value in wanted.items()) or "none"
+    if during:
+        labels += f" ({', '.join(during)} only until this change is done)"
     taints = ", ".join(taint.text for taint in template.taints) or "none"
     path = node_group_file(new, pool)
     if path is None:
@@ -370,11 +419,7 @@ def node_group(change: ClusterChange, pool: Pool, rule: str, phase: Phase = Phas
     else:
         where = f"merge {change.paths.rendered_file(new, path)} over node group {template.name} and apply it"
     resource = None if new.node_group_provider is None else PROVIDERS[new.node_group_provider].TEMPLATE_RESOURCE
-    verify = (
-        None
-        if resource is None or not template.labels
-        else commands.wait_template_labels(resource, template.name, template.labels)
-    )
+    verify = None if resource is None or not wanted else commands.wait_template_labels(resource, template.name, wanted)
     checked = (
         "the check waits until the template carries them"
         if verify is not None
@@ -437,7 +482,7 @@ def mig_relabel(
     phases = (Phase.LABELS,) * 4 if batched else (Phase.DRAIN, Phase.LABELS, Phase.SETTLE, Phase.UNCORDON)
     plan += [
         mig_sync(new, config, rule, pool.name),
-        drain_preflight(pool, rule, phases[0], whole_pool=not batched),
+        _labelled_for_restart(new, pool, drain_preflight(pool, rule, phases[0], whole_pool=not batched)),
         mark_pool(change, pool, rule, phases[0]),
     ]
     cuts = batches(pool) if batched else [(batches(dataclasses.replace(pool, drain=_whole(pool)))[0][0], pool.nodes)]
@@ -462,6 +507,23 @@ def mig_relabel(
         ]
     plan.append(unmark(pool, rule, Phase.UNCORDON))
     return plan
+
+
+def _labelled_for_restart(cluster: Cluster, pool: Pool, preflight: Step) -> Step:
+    """The mig-manager restarts the device plugin on each node it repartitions: on a plugin whose config-manager
+    can block forever on a node without its config label, the pre-flight also fails while a node of the pool
+    lacks it."""
+    plugin = cluster.operator.release.device_plugin
+    if config_manager_handles_unlabelled_nodes(plugin) or preflight.command is None:
+        return preflight
+    return dataclasses.replace(
+        preflight,
+        command=all_of(commands.pool_nodes_labelled(pool), preflight.command),
+        reason=f"{preflight.reason}; the mig-manager restarts the device plugin on each node it repartitions, and "
+        f"the config-manager of device plugin {plugin} can block forever on a node without {DEVICE_PLUGIN_LABEL} "
+        f"(fixed in v0.18.2 and v0.19.0), so it fails too while a node of the pool lacks it: label it "
+        f"{DEVICE_PLUGIN_LABEL}={pool.name} first (node-labels.yaml has the pool's command)",
+    )
 
 
 def _whole(pool: Pool) -> Drain:

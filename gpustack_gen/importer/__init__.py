@@ -28,7 +28,9 @@ from .discover import Discovery, NodeGroup, discover
 from .inputs import Inputs, read_inputs
 from .notes import OPERATOR, Todo
 from .recover import OperatorState, recover_operator, recover_sharing, unused_config_todos
-from .roundtrip import RoundTripReport, check_roundtrip
+from .roundtrip import RoundTripReport
+from .roundtrip import check_roundtrip as _check_operator_roundtrip
+from .standalone import PluginState, is_standalone, recover_plugin
 from .write import ClusterPlan, PoolPlan, user_values_file, write_fleet
 
 __all__ = [
@@ -60,7 +62,7 @@ class ImportResult:
         """(name, text) of the values file beside the fleet: the release's values the fleet model does not own,
         listed in the fleet's operator.valuesFiles; None when there are none."""
         values = self.plan.state.user_values
-        if not values:
+        if not values or isinstance(self.plan.state, PluginState):
             return None
         from ..yamlio.writer import dump_yaml
 
@@ -77,6 +79,7 @@ def import_cluster(
     nodes: InputSource | None = None,
     kubernetes: str | None = None,
     operator_version: str | None = None,
+    daemonsets: InputSource | None = None,
 ) -> ImportResult:
     """Read the inputs, discover the pools, recover the settings and write the fleet file text.
 
@@ -95,7 +98,23 @@ def import_cluster(
             )
     if problems:
         raise FleetError(problems)
-    inputs = read_inputs(values=values, configmaps=configmaps, clusterpolicy=clusterpolicy, nodes=nodes)
+    inputs = read_inputs(
+        values=values, configmaps=configmaps, clusterpolicy=clusterpolicy, nodes=nodes, workloads=daemonsets
+    )
+    standalone = is_standalone(inputs)
+    if standalone and operator_version is not None:
+        raise FleetError(
+            [
+                Problem(
+                    "--operator-version",
+                    0,
+                    0,
+                    "",
+                    "the inputs are a standalone nvidia-device-plugin release's, not the GPU Operator's",
+                    "drop --operator-version: the chart version comes from --daemonsets",
+                )
+            ]
+        )
     found = discover(inputs.nodes)
     if not found.groups:
         where = inputs.nodes_file or "--nodes"
@@ -111,13 +130,18 @@ def import_cluster(
                 )
             ]
         )
-    state = recover_operator(inputs, operator_version, found.groups)
+    state = recover_plugin(inputs) if standalone else recover_operator(inputs, operator_version, found.groups)
     plan = _plan(cluster, inputs, found, state, k8s_override)
     text = write_fleet(plan)
     extra = _validation_todos(text)
     if extra:
         plan = dataclasses.replace(plan, todos=(*plan.todos, *extra))
         text = write_fleet(plan)
+    if isinstance(state, PluginState):
+        extra = _not_kept_todos(text, inputs)
+        if extra:
+            plan = dataclasses.replace(plan, todos=(*plan.todos, *extra))
+            text = write_fleet(plan)
     warnings = list(state.warnings)
     for pool in plan.pools:
         warnings.extend(pool.sharing.warnings)
@@ -130,13 +154,47 @@ def import_cluster(
     )
 
 
-def _plan(cluster: str, inputs: Inputs, found: Discovery, state: OperatorState, kubernetes: str | None) -> ClusterPlan:
+def check_roundtrip(result: ImportResult) -> RoundTripReport:
+    """Render ``result.fleet_text`` and compare it with the inputs it was imported from."""
+    if isinstance(result.plan.state, PluginState):
+        from .standalone_roundtrip import check_standalone_roundtrip
+
+        return check_standalone_roundtrip(result)
+    return _check_operator_roundtrip(result)
+
+
+def _not_kept_todos(text: str, inputs: Inputs) -> list[Todo]:
+    """The release's values the fleet neither models nor renders the same: the first upgrade would drop them."""
+    from .standalone_roundtrip import rendered_values
+
+    rendered = rendered_values(text)
+    if rendered is None:
+        return []
+    from .standalone import DEVICE_PLUGIN, values_not_kept
+
+    return [
+        Todo(
+            f"{line}: not imported (the fleet's helm upgrade would reset it: model it, or keep it out of the release)",
+            DEVICE_PLUGIN,
+        )
+        for line in values_not_kept(inputs.values, rendered)
+    ]
+
+
+def _plan(
+    cluster: str, inputs: Inputs, found: Discovery, state: OperatorState | PluginState, kubernetes: str | None
+) -> ClusterPlan:
     todos: list[Todo] = list(found.todos)
     todos.extend(state.todos)
     pools = []
+    plugin = isinstance(state, PluginState)
     for group in found.groups:
         todos.extend(_group_todos(group, cluster))
-        sharing = recover_sharing(group, state)
+        if plugin:
+            assert isinstance(state, PluginState)
+            sharing = recover_sharing(group, state, state.default_note or "config.default")
+        else:
+            sharing = recover_sharing(group, state)
         todos.extend(sharing.todos)
         pools.append(PoolPlan(group, sharing))
     todos.extend(unused_config_todos(state, [p.sharing for p in pools]))
@@ -145,7 +203,7 @@ def _plan(cluster: str, inputs: Inputs, found: Discovery, state: OperatorState, 
         and (p.sharing.policy["strategy"] in ("time-slicing", "mps") or "layout" in p.sharing.policy)
         for p in pools
     )
-    if state.namespace is None and renders_configmaps:
+    if state.namespace is None and renders_configmaps and not plugin:
         todos.append(
             Todo(
                 "no input tells the Operator's namespace (the ConfigMaps must be in it); left to the default, "

@@ -19,12 +19,16 @@ from ..k8s_state import (
     ConfigMap,
     Document,
     InputSource,
+    InputText,
     Node,
+    Where,
     describe,
     list_kinds,
     load_documents,
     read_objects,
+    unwrap,
 )
+from ..yamlio.source import PathKey, SourceDocument
 
 # Top-level keys of the GPU Operator chart's values.yaml: how a values file is recognised.
 VALUES_KEYS = frozenset(
@@ -66,7 +70,24 @@ _OPTION_FOR_KIND = {
     "ConfigMapList": "--configmap",
     "ClusterPolicy": "--clusterpolicy",
     "ClusterPolicyList": "--clusterpolicy",
+    "DaemonSet": "--daemonsets",
+    "DaemonSetList": "--daemonsets",
+    "Pod": "--daemonsets",
+    "PodList": "--daemonsets",
 }
+_WORKLOAD_KINDS = ("DaemonSet", "Pod")
+
+
+@dataclass(frozen=True)
+class ChartObject:
+    """A DaemonSet or pod as ``kubectl get daemonset -A -o json`` gives it: what names the chart that made it."""
+
+    kind: str
+    name: str
+    namespace: str | None
+    labels: dict[str, str]
+    images: tuple[tuple[str, str], ...]  # (container name, image)
+    where: Where
 
 
 @dataclass(frozen=True)
@@ -82,6 +103,17 @@ class Inputs:
     nodes: tuple[Node, ...] = ()
     nodes_file: str | None = None
     files: tuple[str, ...] = field(default=())  # every input file, in the order given
+    workloads: tuple[ChartObject, ...] = ()
+    workloads_file: str | None = None
+    values_source: SourceDocument | None = field(default=None, repr=False, compare=False)  # where each value is
+
+    def values_line(self, path: PathKey) -> tuple[str, int, int]:
+        """(file, line, column) of a values key (its nearest ancestor's where it has none)."""
+        name = self.values_file or "--values"
+        if self.values_source is None:
+            return name, 0, 0
+        line, column = self.values_source.locate(path, key=True)
+        return name, line, column
 
 
 def read_inputs(
@@ -90,6 +122,7 @@ def read_inputs(
     configmaps: Sequence[InputSource] = (),
     clusterpolicy: InputSource | None = None,
     nodes: InputSource | None = None,
+    workloads: InputSource | None = None,
 ) -> Inputs:
     """Read and check every input; raises :class:`FleetError` with all problems found."""
     problems: list[Problem] = []
@@ -100,10 +133,15 @@ def read_inputs(
     policy_labels: dict[str, str] = {}
     maps: list[ConfigMap] = []
     node_list: list[Node] = []
+    chart_objects: list[ChartObject] = []
+    values_source = workloads_file = None
     if values is not None:
         values_file, docs = load_documents(values, problems)
         files.append(values_file)
+        before = len(problems)
         values_data = _values(values_file, docs, problems)
+        if len(problems) == before and values_data:
+            values_source = _positions(values, values_file)
     for source in configmaps:
         name, docs = load_documents(source, problems)
         files.append(name)
@@ -116,6 +154,10 @@ def read_inputs(
         nodes_file, docs = load_documents(nodes, problems)
         files.append(nodes_file)
         node_list = _nodes(nodes_file, docs, problems)
+    if workloads is not None:
+        workloads_file, docs = load_documents(workloads, problems)
+        files.append(workloads_file)
+        chart_objects = _workloads(workloads_file, docs, problems)
     _check_unique_configmaps(maps, problems)
     if problems:
         raise FleetError(problems)
@@ -129,6 +171,9 @@ def read_inputs(
         nodes=tuple(node_list),
         nodes_file=nodes_file,
         files=tuple(files),
+        workloads=tuple(chart_objects),
+        workloads_file=workloads_file,
+        values_source=values_source,
     )
 
 
@@ -203,6 +248,55 @@ def _clusterpolicy(
 
 def _nodes(label: str, docs: list[Document], problems: list[Problem]) -> list[Node]:
     return _read(label, docs, "Node", "a Node (kubectl get nodes -o yaml)", problems)
+
+
+def _positions(source: InputSource, label: str) -> SourceDocument | None:
+    """The values file read again with the position of every key, for messages; None where it cannot be."""
+    from ..yamlio.source import parse_text
+
+    try:
+        text = source.text if isinstance(source, InputText) else source.read_text(encoding="utf-8-sig")
+        return parse_text(text, label)
+    except (OSError, UnicodeDecodeError, FleetError):
+        return None
+
+
+def _workloads(label: str, docs: list[Document], problems: list[Problem]) -> list[ChartObject]:
+    """DaemonSets and pods, read only for their labels and images (what names the chart and its version)."""
+    found: list[ChartObject] = []
+    for data, line, path in unwrap(docs, _WORKLOAD_KINDS):
+        if not isinstance(data, dict) or data.get("kind") not in _WORKLOAD_KINDS:
+            problems.append(_wrong(label, "a DaemonSet or Pod (kubectl get daemonset -A -o json)", data, line, path))
+            continue
+        meta: dict[str, Any] = _field(data, "metadata", dict)
+        spec: dict[str, Any] = _field(data, "spec", dict)
+        if data["kind"] == "DaemonSet":
+            spec = _field(_field(spec, "template", dict), "spec", dict)
+        containers: list[Any] = _field(spec, "containers", list)
+        images = tuple(
+            (str(c.get("name", "")), c["image"])
+            for c in containers
+            if isinstance(c, dict) and isinstance(c.get("image"), str)
+        )
+        labels: dict[str, Any] = _field(meta, "labels", dict)
+        namespace = meta.get("namespace")
+        found.append(
+            ChartObject(
+                kind=str(data["kind"]),
+                name=str(meta.get("name", "")),
+                namespace=namespace if isinstance(namespace, str) else None,
+                labels={str(k): str(v) for k, v in labels.items()},
+                images=images,
+                where=Where(label, line),
+            )
+        )
+    return found
+
+
+def _field(data: dict[str, Any], key: str, kind: type[Any]) -> Any:
+    """``data[key]`` where it is of ``kind``, else an empty one: a malformed field names no chart."""
+    value = data.get(key)
+    return value if isinstance(value, kind) else kind()
 
 
 def _check_unique_configmaps(maps: list[ConfigMap], problems: list[Problem]) -> None:

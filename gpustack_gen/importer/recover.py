@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
 from ..catalog import GpuModel, builtin_mig_config, builtin_mig_config_names
 from ..compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL
@@ -97,6 +97,20 @@ class OperatorState:
     def value(self, key: str, default: Any = None) -> Any:
         setting = self.settings.get(key)
         return default if setting is None else setting.value
+
+
+class ConfigSource(Protocol):
+    """Where a pool's device-plugin and mig-parted configs come from: the Operator's state, or the standalone
+    chart's (which has no MIG manager: no mig-parted ConfigMap, every node all-disabled)."""
+
+    @property
+    def plugin_configmap(self) -> ConfigMap | None: ...
+    @property
+    def plugin_default(self) -> str | None: ...
+    @property
+    def mig_configmap(self) -> ConfigMap | None: ...
+    @property
+    def mig_default(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -762,16 +776,18 @@ def builtin_name_for(gpu: GpuModel, name: str, layout: dict[str, int]) -> bool:
     return entry is not None and entry.mig_enabled and dict(entry.mig_devices) == layout
 
 
-def plugin_key_of(labels: Mapping[str, str], state: OperatorState) -> str | None:
+def plugin_key_of(labels: Mapping[str, str], state: ConfigSource) -> str | None:
     """The device-plugin config key a node uses: its label, else the default (None: no config)."""
     return labels.get(DEVICE_PLUGIN_LABEL) or state.plugin_default
 
 
-def mig_name_of(labels: Mapping[str, str], state: OperatorState) -> str:
+def mig_name_of(labels: Mapping[str, str], state: ConfigSource) -> str:
     return labels.get(MIG_CONFIG_LABEL) or state.mig_default
 
 
-def recover_sharing(group: NodeGroup, state: OperatorState) -> PoolSharing:
+def recover_sharing(
+    group: NodeGroup, state: ConfigSource, default_name: str = "devicePlugin.config.default"
+) -> PoolSharing:
     place = pool_place(group.name)
     todos: list[Todo] = []
     notes: list[str] = []
@@ -781,7 +797,7 @@ def recover_sharing(group: NodeGroup, state: OperatorState) -> PoolSharing:
     key = plugin_key_of(first, state)
     cm = state.plugin_configmap
     labelled = bool(first.get(DEVICE_PLUGIN_LABEL))
-    how = f"node label {DEVICE_PLUGIN_LABEL}={key}" if labelled else "devicePlugin.config.default"
+    how = f"node label {DEVICE_PLUGIN_LABEL}={key}" if labelled else default_name
     if key is not None and cm is None:
         if labelled:
             todos.append(
@@ -871,7 +887,7 @@ def recover_sharing(group: NodeGroup, state: OperatorState) -> PoolSharing:
     return PoolSharing(policy, tuple(notes), tuple(todos), key, name, tuple(warnings))
 
 
-def unused_config_todos(state: OperatorState, pools: list[PoolSharing]) -> list[Todo]:
+def unused_config_todos(state: ConfigSource, pools: list[PoolSharing]) -> list[Todo]:
     todos = []
     cm = state.plugin_configmap
     if cm is not None:

@@ -86,6 +86,7 @@ def check_roundtrip(result: ImportResult) -> RoundTripReport:
     bundle = render(fleet)
     rendered = _read_bundle({path: file.text for path, file in bundle.files.items()}, cluster.name)
     state = result.plan.state
+    assert isinstance(state, OperatorState)  # a standalone release's is checked by .standalone_roundtrip
     differences: list[str] = []
     expected: list[str] = []
 

@@ -20,6 +20,7 @@ from ..yamlio.writer import dump_commented, reads_as_string
 from .discover import NodeGroup
 from .notes import CLUSTER, HEADER, OPERATOR, Todo, one_line, pool_place
 from .recover import UPGRADE_POLICY_MODELLED, OperatorState, PoolSharing
+from .standalone import DEVICE_PLUGIN, PluginState
 
 _MAX_NAMES_IN_COMMENT = 6
 
@@ -39,7 +40,7 @@ class ClusterPlan:
     kubernetes_note: str
     runtime: str | None
     runtime_note: str
-    state: OperatorState
+    state: OperatorState | PluginState
     pools: tuple[PoolPlan, ...]
     todos: tuple[Todo, ...]
     sources: tuple[str, ...]
@@ -100,19 +101,27 @@ def write_fleet(plan: ClusterPlan) -> str:
     if plan.runtime is not None:
         cluster["containerRuntime"] = plan.runtime
         _eol(cluster, "containerRuntime", plan.runtime_note)
-    strategy = state.settings.get("mig.strategy")
-    if strategy is not None and strategy.value in ("single", "mixed"):
-        cluster["mig"] = _map({"strategy": strategy.value})
-        _eol(cluster, "mig", strategy.origin)
-    cluster["operator"] = _operator(state, plan.name)
-    _eol(cluster, "operator", "settings the inputs do not set are left to the chart's defaults")
+    if isinstance(state, PluginState):
+        cluster["backend"] = "device-plugin"
+        _eol(cluster, "backend", "the standalone nvidia-device-plugin chart runs, not the GPU Operator")
+        cluster["devicePlugin"] = _device_plugin(state)
+        _eol(cluster, "devicePlugin", "values the inputs do not set are left to the chart's defaults")
+        block = "devicePlugin"
+    else:
+        strategy = state.settings.get("mig.strategy")
+        if strategy is not None and strategy.value in ("single", "mixed"):
+            cluster["mig"] = _map({"strategy": strategy.value})
+            _eol(cluster, "mig", strategy.origin)
+        cluster["operator"] = _operator(state, plan.name)
+        _eol(cluster, "operator", "settings the inputs do not set are left to the chart's defaults")
+        block = "operator"
     pools = CommentedSeq()
     for pool in plan.pools:
         pools.append(_pool(pool, by_place.get(pool_place(pool.group.name), [])))
     cluster["nodePools"] = pools
-    second = "kubernetes" if "kubernetes" in cluster else "operator"
+    second = "kubernetes" if "kubernetes" in cluster else block
     _before(cluster, second, by_place.get(CLUSTER, []), 4)
-    _before(cluster, "operator", by_place.get(OPERATOR, []), 4)
+    _before(cluster, block, by_place.get(OPERATOR if block == "operator" else DEVICE_PLUGIN, []), 4)
     clusters = CommentedSeq()
     clusters.append(cluster)
     root["clusters"] = clusters
@@ -167,6 +176,23 @@ def _operator(state: OperatorState, cluster: str) -> Any:
         operator["adoptFrom"] = adopted
         _eol(operator, "adoptFrom", "the ConfigMaps the Operator reads today; delete after the first rollout")
     return operator
+
+
+def _device_plugin(state: PluginState) -> Any:
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    block = CommentedMap()
+    if state.release is not None:
+        block["version"] = DoubleQuotedScalarString(state.release.version)
+        _eol(block, "version", state.release_note)
+    if state.namespace is not None:
+        block["namespace"] = _scalar(state.namespace)
+        _eol(block, "namespace", state.namespace_note)
+    if state.runtime_class is not None:
+        block["runtimeClassName"] = _scalar(state.runtime_class)
+        _eol(block, "runtimeClassName", state.runtime_class_note)
+    return block
 
 
 def _upgrade_policy(state: OperatorState) -> Any:

@@ -7,8 +7,9 @@ must no longer be written (removed, or a no-op). Conformance tests hold it again
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..versions import VersionTuple, parse_version
 
@@ -31,6 +32,25 @@ class KeyGate:
         until = parse_version(self.until) if self.until else None
         assert since is not None
         return release.key >= since and (until is None or release.key < until)
+
+
+def gated_values_schema(
+    gates: Sequence[KeyGate], schemas: Mapping[str, Mapping[str, Any]], release: Versioned
+) -> dict[str, Any]:
+    """The strict JSON Schema of the values a backend chart's gate table allows for ``release``: each allowed key
+    path with its value's schema (``schemas``), every object closed to other keys."""
+    root: dict[str, Any] = {"type": "object", "additionalProperties": False, "properties": {}}
+    for gate in gates:
+        if not gate.allows(release):
+            continue
+        node = root
+        *parents, leaf = gate.path.split(".")
+        for part in parents:
+            node = node["properties"].setdefault(
+                part, {"type": "object", "additionalProperties": False, "properties": {}}
+            )
+        node["properties"][leaf] = dict(schemas[gate.path])
+    return root
 
 
 _SHARED_KEYS = (

@@ -70,8 +70,10 @@ def expected_state(cluster: Cluster, backend: VerifyBackend, rendered: str = "re
         for p in cluster.pools
     )
     artifacts = compile_cluster(cluster)
-    patch = next(a for a in artifacts if a.kind == "clusterpolicy-patch").documents[0]["spec"]
-    stored = as_stored(patch, cluster.operator.release)
+    stored: dict[str, Any] = {}  # no Operator, no ClusterPolicy: the clusterpolicy check does not apply
+    if backend_of(cluster).INSTALLS_OPERATOR:
+        patch = next(a for a in artifacts if a.kind == "clusterpolicy-patch").documents[0]["spec"]
+        stored = as_stored(patch, cluster.operator.release)
     objects = tuple(document for artifact in backend_of(cluster).objects(cluster) for document in artifact.documents)
     return Expected(cluster, pools, stored, _configmaps(artifacts), backend, rendered, objects)
 

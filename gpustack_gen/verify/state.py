@@ -75,15 +75,19 @@ class StatePart:
 
 
 def state_parts(cluster: Cluster, own: tuple[StatePart, ...]) -> tuple[StatePart, ...]:
-    """The parts ``verify`` reads of ``cluster``: those of every cluster, ``own`` (those its backend reads besides,
-    from the verify registry of the caller), then one per Helm release its backend installs (its DaemonSets,
-    Deployments and pods, by the release label)."""
-    namespace = cluster.operator.namespace
+    """The parts ``verify`` reads of ``cluster``: those of every cluster (the ClusterPolicy and the Operator's
+    workloads only where the backend installs the Operator), ``own`` (those its backend reads besides, from the
+    verify registry of the caller; one named as a common part replaces it), then one per Helm release its backend
+    installs (its DaemonSets, Deployments and pods, by the release label)."""
+    compilers = backend_of(cluster)
+    # Without the Operator (the hosts bring driver and toolkit) there is no ClusterPolicy and no Operator namespace.
+    operator = compilers.INSTALLS_OPERATOR
+    namespace = cluster.operator.namespace if operator else compilers.namespace(cluster)
     parts = (
         StatePart("nodes", "nodes.json", ("Node",)),
-        StatePart("clusterpolicy", "clusterpolicy.json", ("ClusterPolicy",)),
+        *((StatePart("clusterpolicy", "clusterpolicy.json", ("ClusterPolicy",)),) if operator else ()),
         StatePart("configmaps", "configmaps.json", ("ConfigMap",), namespace),
-        StatePart("operator", "operator.json", ("DaemonSet", "Pod"), namespace),
+        *((StatePart("operator", "operator.json", ("DaemonSet", "Pod"), namespace),) if operator else ()),
         # Optional: what the kubelet said of the Operator's pods (a container that never started says it only here
         # and in its waiting message).
         StatePart("events", "events.json", ("Event",), namespace),
@@ -93,9 +97,16 @@ def state_parts(cluster: Cluster, own: tuple[StatePart, ...]) -> tuple[StatePart
             "release", f"{release.name}.json", ("DaemonSet", "Deployment", "Pod"), release.namespace,
             f"{RELEASE_LABEL}={release.name}",
         )
-        for release in backend_of(cluster).releases(cluster)
+        for release in compilers.releases(cluster)
     )  # fmt: skip
-    return parts + own + releases
+    # A backend's own part of a name stands in for the common one (the standalone plugin's release and ConfigMap,
+    # read by the chart's labels in every namespace, wherever the release was installed).
+    names = {part.name for part in own}
+    return (
+        tuple(part for part in parts if part.name not in names)
+        + own
+        + tuple(part for part in releases if part.name not in names)
+    )
 
 
 @dataclass(frozen=True)

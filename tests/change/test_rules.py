@@ -79,6 +79,16 @@ _MOVE_TO_DRA = ["check", "drain", "label-nodes", "wait", "label-nodes", "update-
 _MOVE_BACK = ["check", "drain", "label-nodes", "label-nodes", "wait", "update-workloads", "uncordon"]
 
 
+def _on_device_plugin(data: dict[str, Any]) -> None:
+    """The T4 pool alone on the standalone chart (which has no MIG)."""
+    _single(data)
+    prod(data)["backend"] = "device-plugin"
+
+
+# Each batch of a pool moving to the Operator: taken, drained, standalone off (waited out), Operator on, its GPUs.
+_BATCH_TO_OPERATOR = ["label-nodes", "drain", "label-nodes", "label-nodes", "wait", "uncordon"]
+
+
 def _dra(**settings: object) -> Edit:
     return lambda d: prod(d).update(dra=settings)
 
@@ -227,6 +237,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
             "node-group",
             "check",
             "drain",
+            "check",
             "label-nodes",
             "label-nodes",
             "drain",
@@ -246,7 +257,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "driver": (
         lambda d: d["defaults"]["operator"]["driver"].update(version="570.172.08"),
         [("driver", "disruptive", None)],
-        ["operator", "wait"],
+        ["check", "check", "operator", "wait"],
         None,
     ),
     "runtime": (
@@ -264,7 +275,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
     "operator-version": (
         lambda d: d["defaults"]["operator"].update(version="v26.7.0", cdi={"enabled": True}),
         [("driver", "disruptive", None), ("operator-version", "restart", None)],
-        ["operator", "wait", "wait"],
+        ["check", "operator", "wait", "wait"],
         None,
     ),
     "operator-version namespace": (
@@ -415,6 +426,30 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
             "prune",
         ],
         _on_dra,
+    ),
+    "device-plugin-move": (
+        lambda d: prod(d).update(backend="gpu-operator"),
+        [("device-plugin-move", "disruptive", None)],
+        [
+            "apply-configmaps",
+            "node-group",
+            "label-nodes",
+            "operator",
+            "wait",
+            "check",
+            "label-nodes",
+            *_BATCH_TO_OPERATOR * 3,  # the three T4 nodes, one a batch
+            "label-nodes",
+            "backend",
+            "label-nodes",
+        ],
+        _on_device_plugin,
+    ),
+    "device-plugin-move back": (
+        lambda d: prod(d).update(backend="device-plugin"),
+        [("device-plugin-move", "error", None)],
+        [],
+        _single,
     ),
     "dra-move with a mig layout": (
         lambda d: (

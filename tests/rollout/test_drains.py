@@ -34,7 +34,7 @@ def _simulation(upstream: Path, tmp_path: Path, *, force: bool = True) -> Simula
 def test_the_preflight_stops_on_a_bare_pod_before_anything_is_cordoned(upstream: Path, tmp_path: Path) -> None:
     simulation = _simulation(upstream, tmp_path, force=False)
     with pytest.raises(
-        SimulationError, match=r"check: kubectl .*drain .*--dry-run=client.*cannot delete Pods that declare"
+        SimulationError, match=r"check: .*kubectl .*drain .*--dry-run=client.*cannot delete Pods that declare"
     ):
         simulation.run()
     assert not any(node.unschedulable for node in simulation.cluster.nodes.values())

@@ -5,7 +5,10 @@ A change that relabels nodes needs the old config kept (``retired``): the genera
 entries the retention rule asks for, as a user following the plan's error would.
 
 The cluster also runs what the fleet does not say (:mod:`sim.extras`), drawn over the old fleet: node groups an
-autoscaler grows for Pending GPU pods.
+autoscaler grows for Pending GPU pods, PodDisruptionBudgets over the workloads, pods without a controller holding
+a pool's GPUs, and pools whose nodes run without the device-plugin config label. Against those, stopping at a
+pre-flight check (which says what blocks and what to do) is a correct outcome; a plan that goes past its
+pre-flights must finish without losing a pool's GPUs or stalling.
 """
 
 from __future__ import annotations
@@ -18,12 +21,15 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from sim.cluster import Blocked, SimulationError
 from sim.simulator import Simulation
 
 from gpustack_gen import FleetError, load_fleet
-from gpustack_gen.change import analyse
+from gpustack_gen.change import Action, analyse
 from gpustack_gen.change.context import ClusterChange
 from gpustack_gen.change.rules.retention import retired_entries
+from gpustack_gen.compile.config_names import config_names
+from gpustack_gen.model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster
 from gpustack_gen.workdir import Paths
 
 Edit = Callable[[dict[str, Any]], None]
@@ -225,14 +231,52 @@ EDITS: dict[str, Edit] = {
 POOLS = ("t4", "a100", "h100")
 
 
+def _spare(cluster: Cluster, pool: str, resource: str) -> int:
+    """What of ``resource`` the pool has beyond its workloads' pods (0 when the pool is gone or lacks it)."""
+    found = next((p for p in cluster.pools if p.name == pool), None)
+    if found is None:
+        return 0
+    used = sum(cluster.workload_total(w).get(resource, 0) for w in cluster.workloads if w.pool == pool)
+    return cluster.resources_total(found).get(resource, 0) - used
+
+
 @st.composite
-def beyond_the_fleet(draw: st.DrawFn, old_data: dict[str, Any]) -> dict[str, Any]:
-    cluster = _cluster(old_data)
-    pools = [p["name"] for p in cluster["nodePools"] if p["name"] in POOLS]
+def beyond_the_fleet(draw: st.DrawFn, old_data: dict[str, Any], new: Cluster) -> dict[str, Any]:
+    cluster = load_fleet(old_data).clusters[0]
+    pools = [p for p in cluster.pools if p.name in POOLS]
+    names = [p.name for p in pools]
     extras: dict[str, Any] = {}
-    scaled = draw(st.lists(st.sampled_from(pools), unique=True, max_size=2)) if pools else []
+    scaled = draw(st.lists(st.sampled_from(names), unique=True, max_size=2)) if names else []
     if scaled:
         extras["autoscaler"] = {"pools": scaled}
+    workloads = [f"{w.namespace}/{w.name}" for w in cluster.workloads if w.replicas > 0]
+    budgets = draw(st.lists(st.sampled_from(workloads), unique=True, max_size=2)) if workloads else []
+    if budgets:
+        replicas = {f"{w.namespace}/{w.name}": w.replicas for w in cluster.workloads}
+        extras["podDisruptionBudgets"] = [
+            {"workload": w, "minAvailable": draw(st.integers(0, replicas[w]), label=f"minAvailable {w}")}
+            for w in budgets
+        ]
+    # A bare pod takes a GPU the fleet's workloads do not need, before and after (else they are Pending for it).
+    room = [
+        (p.name, r)
+        for p in pools
+        for r in sorted(cluster.resources_per_node(p))
+        if _spare(cluster, p.name, r) > 0
+        and (not any(q.name == p.name for q in new.pools) or _spare(new, p.name, r) > 0)
+    ]
+    bare = draw(st.lists(st.sampled_from(room), unique=True, max_size=1)) if room else []
+    if bare:
+        pool, resource = bare[0]
+        extras["barePods"] = [{"name": f"research/scratch-{pool}", "pool": pool, "requests": {resource: 1}}]
+    # Only a pool whose own config is what `any` holds can run unlabelled and still serve what the fleet says.
+    configs = {
+        k: {f: v for f, v in c.items() if f != "flags"} for k, c in config_names(cluster).device_plugin_configs.items()
+    }
+    unlabelled_ok = [name for name in names if configs.get(name) == configs[DEFAULT_DEVICE_PLUGIN_KEY]]
+    unlabelled = draw(st.lists(st.sampled_from(unlabelled_ok), unique=True, max_size=1)) if unlabelled_ok else []
+    if unlabelled:
+        extras["unlabelledPools"] = unlabelled
     return extras
 
 
@@ -274,5 +318,14 @@ def test_any_plan_replays_without_breaking_an_invariant(
     step_rules = {rule for step in analysis.steps for rule in step.rule.split(",")}
     assert step_rules <= {f.rule for f in analysis.findings}
     assert {f.rule for f in analysis.findings if f.actions} <= step_rules
-    extras = data.draw(beyond_the_fleet(old_data), label="beyond the fleet")
-    Simulation(upstream, tmp_path_factory.mktemp("rollout"), old, new, "prod", extras).run()
+    extras = data.draw(beyond_the_fleet(old_data, new.clusters[0]), label="beyond the fleet")
+    simulation = Simulation(upstream, tmp_path_factory.mktemp("rollout"), old, new, "prod", extras)
+    try:
+        simulation.run()
+    except SimulationError:
+        # A pre-flight that stops the plan before it touches what blocks is the plan working, provided there
+        # is something to block it (a check failing on a cluster without one would stop every user).
+        stopped = simulation.failed_step
+        if stopped is None or (stopped.action is not Action.CHECK and not isinstance(simulation.failure, Blocked)):
+            raise
+        assert extras.get("podDisruptionBudgets") or extras.get("barePods") or extras.get("unlabelledPools")

@@ -12,6 +12,8 @@ from gpustack_gen.compile.backends import gpu_operator as real
 from gpustack_gen.model.fleet import Cluster, Pool
 
 NAME = real.NAME
+INSTALLS_OPERATOR = real.INSTALLS_OPERATOR
+namespace = real.namespace
 patch_only = real.patch_only
 objects = real.objects
 files = real.files

@@ -30,6 +30,7 @@ check = real.check
 check_pool = real.check_pool
 check_sharing = real.check_sharing
 check_workload = real.check_workload
+device_plugin_version = real.device_plugin_version
 isolation = real.isolation
 pods_share_request = real.pods_share_request
 resolve_options = real.resolve_options

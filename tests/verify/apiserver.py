@@ -31,6 +31,11 @@ ROUTES = {
     "/apis/apps/v1/namespaces/{ns}/deployments": "Deployment",
     "/api/v1/namespaces/{ns}/pods": "Pod",
     "/api/v1/namespaces/{ns}/events": "Event",
+    # Every namespace's (the standalone device plugin's chart, read by its label wherever it was installed)
+    "/api/v1/configmaps": "ConfigMap",
+    "/apis/apps/v1/daemonsets": "DaemonSet",
+    "/apis/apps/v1/deployments": "Deployment",
+    "/api/v1/pods": "Pod",
     **{
         f"/apis/resource.k8s.io/{version}/{resource}": kind
         for version in RESOURCE_VERSIONS
@@ -60,6 +65,11 @@ FILES = {
     ("nvidia-dra-driver-gpu", "DaemonSet"): "nvidia-dra-driver-gpu.json",
     ("nvidia-dra-driver-gpu", "Deployment"): "nvidia-dra-driver-gpu.json",
     ("nvidia-dra-driver-gpu", "Pod"): "nvidia-dra-driver-gpu.json",
+    (None, "ConfigMap"): "configmaps.json",
+    (None, "DaemonSet"): "nvdp.json",
+    (None, "Deployment"): "nvdp.json",
+    (None, "Pod"): "nvdp.json",
+    ("nvidia-device-plugin", "Event"): "events.json",
 }
 
 

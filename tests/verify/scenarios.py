@@ -10,11 +10,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import device_plugin_helpers
 import dra_helpers
 import hami_helpers
 from verify_helpers import EXAMPLE, Files, set_advertised
 
-from gpustack_gen.model.backends import dra, gpu_operator, hami
+from gpustack_gen.model.backends import device_plugin, dra, gpu_operator, hami
 
 
 @dataclass(frozen=True)
@@ -31,4 +32,7 @@ SCENARIOS: Mapping[str, Scenario] = {
     ),
     hami.NAME: Scenario(hami_helpers.HAMI_EXAMPLE, "stage", hami_helpers.HEALTHY, hami_helpers.BROKEN),
     dra.NAME: Scenario(dra_helpers.DRA_EXAMPLE, "train", dra_helpers.HEALTHY, dra_helpers.BROKEN),
+    device_plugin.NAME: Scenario(
+        device_plugin_helpers.DEVICE_PLUGIN_EXAMPLE, "lab", device_plugin_helpers.HEALTHY, device_plugin_helpers.BROKEN
+    ),
 }

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import device_plugin_helpers
 import pytest
 from apiserver import api_server, write_kubeconfig
 from click.testing import CliRunner
@@ -97,6 +98,19 @@ def test_a_dra_cluster_lists_slices_and_claims_in_its_api_version_and_the_driver
     selected = "labelSelector=app.kubernetes.io%2Finstance%3Dnvidia-dra-driver-gpu"
     daemonsets = "/apis/apps/v1/namespaces/nvidia-dra-driver-gpu/daemonsets?"
     assert any(path.startswith(daemonsets) and selected in path for path in paths)
+
+
+def test_a_standalone_plugin_cluster_lists_the_chart_by_its_label_everywhere_and_no_clusterpolicy(
+    tmp_path: Path,
+) -> None:
+    folder = copy_state(device_plugin_helpers.HEALTHY, tmp_path / "state", device_plugin_helpers.BROKEN)
+    out, requests = verify_live_and_from(tmp_path, folder, device_plugin_helpers.DEVICE_PLUGIN_EXAMPLE, "lab", "lab")
+    assert "the host's legacy OCI hook fails" in out
+    paths = [path for _, path in requests]
+    assert not any("clusterpolicies" in path for path in paths)
+    selected = "labelSelector=app.kubernetes.io%2Fname%3Dnvidia-device-plugin"
+    for resource in ("/apis/apps/v1/daemonsets", "/api/v1/pods", "/api/v1/configmaps"):  # every namespace's
+        assert any(path.startswith(f"{resource}?") and selected in path for path in paths), resource
 
 
 def test_an_api_version_the_server_does_not_serve_says_so(tmp_path: Path) -> None:

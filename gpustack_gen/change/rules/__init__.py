@@ -35,6 +35,7 @@ from . import (
     workload_values,
 )
 from .backends import hami as hami_settings
+from .backends.device_plugin import move as device_plugin_move
 from .backends.dra import move as dra_move
 from .backends.dra import objects as dra_objects
 from .backends.gpu_operator import mig_layout, mig_manager_config
@@ -59,6 +60,7 @@ RULES: tuple[Rule, ...] = (
     pool_removed,
     pool_renamed,
     dra_move,
+    device_plugin_move,
     pool_gpu,
     driver,
     mig_strategy,

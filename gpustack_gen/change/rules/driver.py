@@ -13,7 +13,7 @@ LEVEL = Level.DISRUPTIVE
 
 
 def outcomes(change: ClusterChange) -> Iterator[Outcome]:
-    if change.old is None or change.new is None:
+    if change.old is None or change.new is None or not change.operator_on_both():
         return
     old, new = change.both
     before, after = old.operator, new.operator
@@ -37,9 +37,12 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
         )
     if not what:
         return
-    plan = [
-        steps.operator(change, f"the driver changes ({'; '.join(what)})", ID),
-    ]
+    plan = [steps.operator(change, f"the driver changes ({'; '.join(what)})", ID)]
+    if after.driver_enabled:
+        why = "each node's driver reload restarts its device plugin"
+        plan[:0] = [*steps.every_gpu_node_labelled(new, why, ID)]
+        if not after.driver_upgrade.force:
+            plan.insert(0, steps.no_bare_gpu_pods(ID))
     if after.driver_enabled:
         version = after.driver_version or after.release.driver
         plan.append(

@@ -8,7 +8,9 @@
   (../shared/research/real-world.md §10). With CDI on, the Operator's toolkit configures CRI-O with a runtime
   handler (``CRIO_CONFIG_MODE=config``, gpu-operator@v25.3.3 ``controllers/object_controls.go:1260``) and the
   hooks directory is no longer the path GPUs take. So the plan refuses the upgrade until CDI is on, as a change
-  of its own, rolled out first.
+  of its own, rolled out first. The standalone device plugin chart on CRI-O has the same path (its pod and the
+  GPU containers ask for devices in ``NVIDIA_VISIBLE_DEVICES`` for the host's hook; standalone-plugin.md §8): the
+  move to the GPU Operator with CDI comes first.
 * Version skew (kubernetes.io/releases/version-skew-policy): the kubelet may be up to three minor versions older
   than the API server (two before 1.28), never newer, and control planes upgrade one minor version at a time.
   Node pools upgrade after the control plane; each node's upgrade drains it (a change of the node, not of the
@@ -46,6 +48,23 @@ def outcomes(change: ClusterChange) -> Iterator[Outcome]:
     if old.kubernetes == new.kubernetes:
         return
     what = f"Kubernetes {old.kubernetes} -> {new.kubernetes}"
+    if new.container_runtime == "cri-o" and not backend_of(new).INSTALLS_OPERATOR:
+        yield Outcome(
+            Finding(
+                ID,
+                Level.ERROR,
+                f"{what} on CRI-O with the hosts' own toolkit (backend {new.backend}): the plugin and every GPU "
+                "container get their GPUs through the host's OCI hook, and a node upgrade that reinstalls the runtime "
+                "brings 'error executing hook /usr/bin/nvidia-container-toolkit', then 'could not load NVML library': "
+                "the nodes advertise nvidia.com/gpu: 0, as in the write-up",
+                None,
+                tuple(p.name for p in new.pools),
+                hint="move to the GPU Operator with CDI first, as a change of its own (backend: gpu-operator, "
+                "operator.cdi {enabled: true, default: true}, operator.driver.enabled: false where the hosts keep "
+                f"their driver; Kubernetes kept at {old.kubernetes}); roll it out, then upgrade Kubernetes",
+            )
+        )
+        return
     if new.container_runtime == "cri-o" and not new.operator.cdi_enabled:
         yield Outcome(
             Finding(

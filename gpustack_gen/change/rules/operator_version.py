@@ -22,7 +22,7 @@ LEVEL = Level.RESTART
 
 
 def outcomes(change: ClusterChange) -> Iterator[Outcome]:
-    if change.old is None or change.new is None:
+    if change.old is None or change.new is None or not change.operator_on_both():
         return
     old, new = change.both
     before, after = old.operator, new.operator

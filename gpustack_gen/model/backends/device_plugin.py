@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
@@ -22,13 +22,19 @@ from ...versions.device_plugin import (
     DevicePluginVersion,
     require_device_plugin_version,
 )
-from ..fleet import BackendOptions, PoolOptions, SharingOptions, WorkloadOptions
+from ..fleet import BackendOptions, PoolOptions
 from ..intent_base import DnsLabel, IntentModel
 from .charts import pinned_chart
 from .nvidia_plugin import (
     allocatable_per_gpu,
+    capacity_hint,
+    check_sharing,
+    check_workload,
     isolation,
     pods_share_request,
+    resolve_pool_of,
+    resolve_sharing,
+    resolve_workload,
     resources_per_gpu,
     workload_limits,
     workload_request,
@@ -36,10 +42,9 @@ from .nvidia_plugin import (
 
 if TYPE_CHECKING:
     from ...yamlio.source import PathKey
-    from ..fleet import Cluster, Pool, Workload
+    from ..fleet import Cluster, Pool
     from ..intent import Cluster as ClusterSpec
     from ..intent import NodePool
-    from ..intent import Workload as WorkloadSpec
     from ..resolve import ClusterOrigin, PoolOrigin, Report, Setting
 
 __all__ = [
@@ -163,32 +168,8 @@ def device_plugin_version(cluster: Cluster) -> str:
     return device_plugin_options(cluster).release.plugin
 
 
-def resolve_sharing(strategy: str, options: Mapping[str, Any]) -> SharingOptions:
-    return SharingOptions()
-
-
-def check_sharing(strategy: str, options: Mapping[str, Any], path: PathKey, report: Report) -> None:
-    """The device plugin's options are checked with every strategy's (model/resolve.py)."""
-
-
 def resolve_pool(cluster: ClusterSpec, pool: NodePool, path: PathKey, report: Report) -> PoolOptions:
-    if pool.node_names:
-        report.warn(
-            (*path, "nodeNames"),
-            f"nodeNames of pool {pool.name!r} in cluster {cluster.name!r} have no effect on backend {NAME}: "
-            "its device plugin finds a node's config by the node's labels",
-            "remove nodeNames; only a HAMi backend matches per-node settings by node name",
-            key=True,
-        )
-    return PoolOptions()
-
-
-def resolve_workload(workload: WorkloadSpec, path: PathKey, report: Report) -> WorkloadOptions:
-    return WorkloadOptions()
-
-
-def capacity_hint(pool: Pool, resource: str) -> str | None:
-    return None
+    return resolve_pool_of(NAME, cluster, pool, path, report)
 
 
 def check_pool(cluster: Cluster, pool: Pool, origin: PoolOrigin, strategy_path: PathKey, report: Report) -> None:
@@ -200,11 +181,6 @@ def check_pool(cluster: Cluster, pool: Pool, origin: PoolOrigin, strategy_path: 
             f"{format_version(MPS_FROM).lstrip('v')} (cluster {cluster.name!r} pins {release.version})",
             f'pin devicePlugin.version "{NEWEST_DEVICE_PLUGIN.version}", or share by time-slicing',
         )
-
-
-def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:
-    """The device plugin's workload rules are checked with the workloads (model/checks.py): nothing more here."""
-    return True
 
 
 def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:

@@ -4,16 +4,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..fleet import BackendOptions, PoolOptions, SharingOptions, WorkloadOptions
+from ..fleet import BackendOptions, PoolOptions
 from .nvidia_plugin import (
     RESOURCE_GPU,
     RESOURCE_GPU_SHARED,
     allocatable_per_gpu,
+    capacity_hint,
+    check_sharing,
+    check_workload,
     isolation,
     mig_resource,
     pods_share_request,
+    resolve_pool_of,
+    resolve_sharing,
+    resolve_workload,
     resources_per_gpu,
     workload_limits,
     workload_request,
@@ -21,10 +27,9 @@ from .nvidia_plugin import (
 
 if TYPE_CHECKING:
     from ...yamlio.source import PathKey
-    from ..fleet import Cluster, Pool, Workload
+    from ..fleet import Cluster, Pool
     from ..intent import Cluster as ClusterSpec
     from ..intent import NodePool
-    from ..intent import Workload as WorkloadSpec
     from ..resolve import ClusterOrigin, PoolOrigin, Report, Setting
 
 __all__ = [
@@ -86,42 +91,12 @@ def resolve_options(report: Report, setting: Setting) -> BackendOptions:
     return BackendOptions()
 
 
-def resolve_sharing(strategy: str, options: Mapping[str, Any]) -> SharingOptions:
-    return SharingOptions()
-
-
-def check_sharing(strategy: str, options: Mapping[str, Any], path: PathKey, report: Report) -> None:
-    """The device plugin's options are checked with every strategy's (model/resolve.py)."""
-
-
 def resolve_pool(cluster: ClusterSpec, pool: NodePool, path: PathKey, report: Report) -> PoolOptions:
-    """Node names it never uses: its device plugin finds a node's config by the node's labels."""
-    if pool.node_names:
-        report.warn(
-            (*path, "nodeNames"),
-            f"nodeNames of pool {pool.name!r} in cluster {cluster.name!r} have no effect on backend {NAME}: "
-            "its device plugin finds a node's config by the node's labels",
-            "remove nodeNames; only a HAMi backend matches per-node settings by node name",
-            key=True,
-        )
-    return PoolOptions()
-
-
-def resolve_workload(workload: WorkloadSpec, path: PathKey, report: Report) -> WorkloadOptions:
-    return WorkloadOptions()
-
-
-def capacity_hint(pool: Pool, resource: str) -> str | None:
-    return None
+    return resolve_pool_of(NAME, cluster, pool, path, report)
 
 
 def check_pool(cluster: Cluster, pool: Pool, origin: PoolOrigin, strategy_path: PathKey, report: Report) -> None:
     """The device plugin's pool rules are every backend's (model/checks.py)."""
-
-
-def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:
-    """The device plugin's workload rules are checked with the workloads (model/checks.py): nothing more here."""
-    return True
 
 
 def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:

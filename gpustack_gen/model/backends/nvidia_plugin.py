@@ -7,12 +7,18 @@ strategy (internal/rm/rm.go); under ``single`` every MIG device is ``nvidia.com/
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from ..fleet import ISOLATION
+from ..fleet import ISOLATION, PoolOptions, SharingOptions, WorkloadOptions
 
 if TYPE_CHECKING:
+    from ...yamlio.source import PathKey
     from ..fleet import Cluster, Pool, Workload
+    from ..intent import Cluster as ClusterSpec
+    from ..intent import NodePool
+    from ..intent import Workload as WorkloadSpec
+    from ..resolve import Report
 
 RESOURCE_GPU = "nvidia.com/gpu"
 RESOURCE_GPU_SHARED = "nvidia.com/gpu.shared"
@@ -70,3 +76,40 @@ def pods_share_request(cluster: Cluster, pool: Pool) -> bool:
 def isolation(cluster: Cluster, pool: Pool) -> str:
     """The device plugin's MPS replicas each get 1/replicas of the memory and compute (``ISOLATION``)."""
     return ISOLATION[pool.sharing.strategy]
+
+
+# The rows both plugins share: nothing of their own beyond the device plugin's options, which every backend has.
+
+
+def resolve_sharing(strategy: str, options: Mapping[str, Any]) -> SharingOptions:
+    return SharingOptions()
+
+
+def check_sharing(strategy: str, options: Mapping[str, Any], path: PathKey, report: Report) -> None:
+    """The device plugin's options are checked with every strategy's (model/resolve.py)."""
+
+
+def resolve_pool_of(backend: str, cluster: ClusterSpec, pool: NodePool, path: PathKey, report: Report) -> PoolOptions:
+    """``backend``'s ``resolve_pool``: node names it never uses, as the plugin finds a node's config by its labels."""
+    if pool.node_names:
+        report.warn(
+            (*path, "nodeNames"),
+            f"nodeNames of pool {pool.name!r} in cluster {cluster.name!r} have no effect on backend {backend}: "
+            "its device plugin finds a node's config by the node's labels",
+            "remove nodeNames; only a HAMi backend matches per-node settings by node name",
+            key=True,
+        )
+    return PoolOptions()
+
+
+def resolve_workload(workload: WorkloadSpec, path: PathKey, report: Report) -> WorkloadOptions:
+    return WorkloadOptions()
+
+
+def capacity_hint(pool: Pool, resource: str) -> str | None:
+    return None
+
+
+def check_workload(cluster: Cluster, pool: Pool, workload: Workload, path: PathKey, report: Report) -> bool:
+    """The device plugin's workload rules are checked with the workloads (model/checks.py): nothing more here."""
+    return True

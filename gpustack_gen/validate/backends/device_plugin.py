@@ -18,7 +18,7 @@ from ...compile.artifact import EmbeddedYaml
 from ...versions.device_plugin import DevicePluginVersion
 from ..device_plugin import check_device_plugin_config
 from ..findings import SchemaFinding, findings_from_errors
-from ..operator_keys import KeyGate
+from ..operator_keys import KeyGate, gated_values_schema
 from ..schema_files import SchemaValidator, compile_schema
 
 _FIRST = "0.14.5"  # the oldest chart gpustack-gen knows
@@ -40,18 +40,7 @@ VALUES_KEYS: tuple[KeyGate, ...] = tuple(KeyGate(path, since=_FIRST) for path in
 
 def values_schema(release: DevicePluginVersion) -> dict[str, Any]:
     """The strict JSON Schema of the values gpustack-gen writes for ``release``."""
-    root: dict[str, Any] = {"type": "object", "additionalProperties": False, "properties": {}}
-    for gate in VALUES_KEYS:
-        if not gate.allows(release):
-            continue
-        node = root
-        *parents, leaf = gate.path.split(".")
-        for part in parents:
-            node = node["properties"].setdefault(
-                part, {"type": "object", "additionalProperties": False, "properties": {}}
-            )
-        node["properties"][leaf] = dict(KEY_SCHEMAS[gate.path])
-    return root
+    return gated_values_schema(VALUES_KEYS, KEY_SCHEMAS, release)
 
 
 @functools.cache

@@ -15,7 +15,7 @@ from typing import Any
 
 from ...versions.hami import HamiVersion
 from ..findings import SchemaFinding, findings_from_errors
-from ..operator_keys import KeyGate
+from ..operator_keys import KeyGate, gated_values_schema
 from ..schema_files import SchemaValidator, compile_schema
 
 _FIRST = "2.10.0"  # the oldest chart gpustack-gen knows
@@ -72,18 +72,7 @@ _NODE_ENTRY_SCHEMA: Mapping[str, Any] = {
 
 def values_schema(release: HamiVersion) -> dict[str, Any]:
     """The strict JSON Schema of the values gpustack-gen writes for ``release``."""
-    root: dict[str, Any] = {"type": "object", "additionalProperties": False, "properties": {}}
-    for gate in VALUES_KEYS:
-        if not gate.allows(release):
-            continue
-        node = root
-        *parents, leaf = gate.path.split(".")
-        for part in parents:
-            node = node["properties"].setdefault(
-                part, {"type": "object", "additionalProperties": False, "properties": {}}
-            )
-        node["properties"][leaf] = dict(KEY_SCHEMAS[gate.path])
-    return root
+    return gated_values_schema(VALUES_KEYS, KEY_SCHEMAS, release)
 
 
 @functools.cache

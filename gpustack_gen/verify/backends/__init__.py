@@ -12,7 +12,8 @@ adds what only it knows:
   a node registers (its ``NEEDS`` holds :data:`~gpustack_gen.verify.state.REGISTRATION`) needs them too;
 - ``unlabelled(view, label)``: what a node of a pool gets when it lacks one of the pool's labels (a
   :class:`~gpustack_gen.verify.model.Fallback`), or None when nothing stands in for it;
-- ``daemonsets(cluster)``: the DaemonSets in the Operator's namespace that must be rolled out;
+- ``daemonsets(cluster)``: the DaemonSets in the Operator's namespace that must be rolled out (none where the
+  backend installs no Operator: the ``operator`` part is not read there);
 - ``unwanted_daemonsets(cluster)``: those that must not run there, and why;
 - ``registration(view)``: what the node registered with the backend's scheduler beyond its allocatable
   (a :class:`~gpustack_gen.verify.model.Registration`: HAMi's node annotation, the DRA driver's
@@ -30,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
-from . import dra, gpu_operator, hami
+from . import device_plugin, dra, gpu_operator, hami
 
 if TYPE_CHECKING:
     from ...model.fleet import Cluster
@@ -66,6 +67,7 @@ VERIFY_BACKENDS: Mapping[str, VerifyBackend] = {
     gpu_operator.NAME: gpu_operator,
     hami.NAME: hami,
     dra.NAME: dra,
+    device_plugin.NAME: device_plugin,
 }
 
 

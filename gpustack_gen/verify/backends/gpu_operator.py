@@ -31,7 +31,6 @@ from ...compile.artifact import (
     device_plugin_daemonsets,
 )
 from ...compile.config_names import config_names
-from ...errors import Severity
 from ...model.backends.gpu_operator import NAME, RESOURCE_GPU, RESOURCE_GPU_SHARED
 from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY
 from .. import commands
@@ -39,6 +38,7 @@ from ..in_progress import PAUSED
 from ..model import Fallback
 from ..observed import NVIDIA_RESOURCE_PREFIX, advertised, count
 from ..pod_failures import diagnose, how_it_fails, show_command
+from .nvidia_plugin import default_key_fallback
 
 if TYPE_CHECKING:
     from ...k8s_state import ContainerState, Pod
@@ -96,19 +96,7 @@ def unlabelled(view: NodeView, label: str) -> Fallback | None:
     """A node without the device-plugin label gets the ``any`` key; nothing stands in for the MIG label."""
     if label != DEVICE_PLUGIN_LABEL:
         return None
-    names = config_names(view.expected.cluster)
-    pool = view.pool.pool
-    holds = names.default_sharing.describe()
-    if names.device_plugin_configs[DEFAULT_DEVICE_PLUGIN_KEY] == names.device_plugin_configs[pool.name]:
-        return Fallback(
-            Severity.WARNING,
-            f"covered by {DEFAULT_DEVICE_PLUGIN_KEY}, which holds the same config ({holds}); label it, so that a later "
-            "change to the pool reaches it",
-        )
-    return Fallback(
-        Severity.ERROR,
-        f"it gets {DEFAULT_DEVICE_PLUGIN_KEY}, which holds {holds}, instead of {pool.name}'s {pool.sharing.describe()}",
-    )
+    return default_key_fallback(view)
 
 
 def not_advertised_causes(view: NodeView) -> tuple[str, ...]:

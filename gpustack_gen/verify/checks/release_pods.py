@@ -3,7 +3,9 @@ its device plugin DaemonSet and its scheduler Deployment, which also serves its 
 
 The release and the workloads it rolls out are the compilers' (``releases``, which ``plan`` installs); the
 backend hook says what each does and what fails without it. Applies only to clusters whose backend installs
-a release: the objects are read by the release's label (``app.kubernetes.io/instance``).
+a release: the objects are read by the release's label (``app.kubernetes.io/instance``), or by the backend's own
+selector in every namespace (the standalone plugin's), and a workload found outside the release's namespace is
+taken where it is.
 """
 
 from __future__ import annotations
@@ -32,15 +34,18 @@ def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
     pods = tuple(o for o in objects if isinstance(o, Pod))
     gpu_nodes = sum(len(observed.nodes_of(pool)) for pool in expected.pools)
     for release in backend_of(cluster).releases(cluster):
-        workloads = {
-            (type(o).__name__.lower(), o.name): o
-            for o in objects
-            if isinstance(o, DaemonSet | Deployment) and o.namespace in (release.namespace, None)
-        }
+        # The release's namespace first; then any other one read (a release installed elsewhere is still its own).
+        ranked = sorted(
+            (o for o in objects if isinstance(o, DaemonSet | Deployment)),
+            key=lambda o: o.namespace not in (release.namespace, None),
+            reverse=True,
+        )
+        workloads = {(type(o).__name__.lower(), o.name): o for o in ranked}
         for rollout in release.rollouts:
             kind, _, name = rollout.partition("/")
             workload = workloads.get((kind, name))
-            subject = f"{_KIND_NAMES[kind]} {release.namespace}/{name}"
+            namespace = workload.namespace if workload is not None and workload.namespace else release.namespace
+            subject = f"{_KIND_NAMES[kind]} {namespace}/{name}"
             role = expected.backend.rollout_role(rollout)
             if workload is None:
                 yield Finding(
@@ -58,7 +63,7 @@ def findings(expected: Expected, observed: Observed) -> Iterator[Finding]:
             elif not rolled_out(workload):
                 yield Finding(
                     ID, Severity.ERROR, subject, f"{subject}: not rolled out ({counts_text(workload)})", None, None,
-                    "rolled out", counts(workload), f"{role}; {pods_hint(expected.cluster, workload, pods, release.namespace)}",
+                    "rolled out", counts(workload), f"{role}; {pods_hint(expected.cluster, workload, pods, namespace)}",
                 )  # fmt: skip
 
 

@@ -42,6 +42,7 @@ SIDECAR_BACKOFF = 300
 # DaemonSet keeps its old template and ``rollout status`` passes on it (kubectl@v0.29.0
 # pkg/polymorphichelpers/rollout_status.go:107-116). How long that takes is not measured; any delay shows it.
 OPERATOR_RECONCILE_SECONDS = 30
+VOLUME = "volume"  # a template's key for the device-plugin ConfigMap it mounts (beside the env it renders)
 # The Operator's DaemonSets roll one node at a time (daemonsets.updateStrategy RollingUpdate, maxUnavailable "1":
 # gpu-operator@v25.3.3 deployments/gpu-operator/values.yaml:45-50; v26.3.3 :47-52), each pod Ready before the
 # next goes. How long a pod takes is not measured: the model gives each a time, and holds that nothing but
@@ -81,6 +82,11 @@ def version_tuple(text: str) -> tuple[int, ...]:
 
 class SimulationError(AssertionError):
     """A command failed, a check did not pass, or an invariant broke: the plan is wrong."""
+
+
+class Blocked(SimulationError):
+    """A command's precondition failed before it acted (``test -z`` first, ``gpustack-gen blockers``): the plan
+    stops there and says what to do. Right where the cluster has what it names, wrong on a plain cluster."""
 
 
 @dataclass
@@ -222,9 +228,12 @@ class Cluster:
         new_strategy = version_tuple(self.release.chart_version if self.release else "v0") >= (25, 10)
         on_strategy = "cdi-annotations,cdi-cri" if new_strategy else "envvar,cdi-annotations"
         mig = {"MIG_STRATEGY": str(self.spec["mig"]["strategy"])} if self.spec["mig"].get("strategy") else {}
+        # The config's ConfigMap is mounted as a volume named after it (handleDevicePluginConfig, :3154-3164).
+        name = (self.spec["devicePlugin"].get("config") or {}).get("name")
+        mounted = {VOLUME: str(name)} if name else {}
         return {
             "toolkit": {"CDI_ENABLED": "true"} if cdi else {},
-            "device-plugin": {"DEVICE_LIST_STRATEGY": on_strategy if cdi else "envvar", **mig},
+            "device-plugin": {"DEVICE_LIST_STRATEGY": on_strategy if cdi else "envvar", **mig, **mounted},
             "gfd": mig,
         }
 
@@ -254,6 +263,15 @@ class Cluster:
 
     def reconciled(self) -> bool:
         return self.pending_templates is None
+
+    def mounted_device_plugin_config(self) -> str | None:
+        """The ConfigMap the device plugin's pods mount: the template's, which names the ClusterPolicy's only once
+        the Operator has reconciled it (a running pod's sidecar keeps its volume)."""
+        assert self.spec is not None
+        name = (self.spec["devicePlugin"].get("config") or {}).get("name")
+        if self.pending_templates is None or not name:
+            return name  # type: ignore[no-any-return]
+        return self.templates.get("device-plugin", {}).get(VOLUME, name)
 
     def template_env(self, daemonset: str, name: str) -> str | None:
         return self.templates.get(daemonset, {}).get(name)
@@ -467,7 +485,7 @@ class Cluster:
         assert self.spec is not None
         pod = getattr(node, kind)
         config = self.spec["devicePlugin"].get("config") or {}
-        files = self.view(config.get("name", ""), pod.started) or {}
+        files = self.view(self.mounted_device_plugin_config() or "", pod.started) or {}
         key = node.labels.get(DP_LABEL, "") or config.get("default") or ""
         if key and key not in files:
             pod.retry_at = self.now + SIDECAR_BACKOFF
@@ -593,6 +611,9 @@ class Cluster:
             return
         pod = Operand(started=self.now)
         node.nvdp = pod
+        if node.create_error and (release.values.get("deviceListStrategy") or "envvar") == "envvar":
+            pod.error = node.create_error  # the hosts' hook hands it the GPUs, and fails (upgrade_kubernetes)
+            return
         name = release.configmap()
         if not name:
             pod.running, pod.key, pod.config = True, "", {}
@@ -626,7 +647,8 @@ class Cluster:
     def upgrade_kubernetes(self, version: str) -> None:
         """The control plane, then each node: the node upgrade drains it and reinstalls its kubelet and runtime
         (research real-world.md §10; gpu-operator.md §5 row 15, CRI-O + K8s 1.28), so its pods start again. On
-        CRI-O with CDI off the GPU containers then meet the legacy OCI hook (LEGACY_HOOK_ERROR); with CDI on the
+        CRI-O with CDI off (or the standalone chart's envvar devices, standalone-plugin.md §8) the GPU containers
+        then meet the legacy OCI hook (LEGACY_HOOK_ERROR); with CDI on the
         toolkit configures a runtime handler instead (CRIO_CONFIG_MODE=config, gpu-operator@v25.3.3
         controllers/object_controls.go:1260; nvidia-container-toolkit@v1.17.8 tools/container/runtime/crio/
         crio.go:93-99). Nothing re-renders a Helm release: HAMi's scheduler keeps its tag (sim/hami.py)."""
@@ -636,11 +658,12 @@ class Cluster:
             for pod in self.pods:
                 if pod.node == node.name:
                     pod.node = None  # evicted by the drain; its controller recreates it
-            if self.container_runtime == "cri-o" and self.spec is not None and not cdi:
-                node.create_error = LEGACY_HOOK_ERROR
+            if self.container_runtime == "cri-o" and (self.standalone is not None or self.spec is not None) and not cdi:
+                node.create_error = LEGACY_HOOK_ERROR  # the standalone chart's hosts run the hook too (envvar)
             if self.spec is not None:
                 for kind in ("dp", "gfd", "mps"):
                     self.start_operand(node, kind)
+            self.standalone_sync(node, restart=True)
             self.hami_sync(node, restart=True)
         self.pods = [pod for pod in self.pods if pod.node is not None or pod.controller]
         self.settle()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from .cluster import Cluster, SimulationError
 
@@ -94,3 +95,47 @@ def output(cluster: Cluster, words: list[str]) -> str:
         # The model's pods are the workloads' and bare ones; the operands (DaemonSets) are not pods in it.
         return " ".join(pod.workload for pod in cluster.pods if pod.node == node)
     raise SimulationError(f"the model cannot print {' '.join(words)!r}")
+
+
+def objects(cluster: Cluster) -> dict[str, Any]:
+    """``kubectl get nodes,pods,pdb --all-namespaces -o json``: one List of the three kinds.
+
+    A workload's pods carry ``app=<name>`` and a ReplicaSet as controller, a bare pod none; each budget selects
+    its workload's pods, ``status.disruptionsAllowed`` being its healthy pods (the model's bound ones) minus
+    ``minAvailable``, never below 0 (kubernetes@v1.29 ``pkg/controller/disruption/disruption.go``
+    updatePdbStatus: currentHealthy - desiredHealthy)."""
+    items: list[dict[str, Any]] = [
+        {"kind": "Node", "metadata": {"name": node.name, "labels": dict(node.labels)}}
+        for node in sorted(cluster.nodes.values(), key=lambda n: n.name)
+    ]
+    for index, pod in enumerate(cluster.pods):
+        namespace, name = pod.workload.split("/", 1)
+        owners = [{"kind": "ReplicaSet", "name": name, "controller": True}] if pod.controller else []
+        items.append(
+            {
+                "kind": "Pod",
+                "metadata": {
+                    "namespace": namespace,
+                    "name": f"{name}-{index}" if pod.controller else name,  # a bare pod is named by hand
+                    "labels": {"app": name},
+                    "ownerReferences": owners,
+                },
+                "spec": {
+                    "nodeName": pod.node,
+                    "containers": [{"name": name, "resources": {"limits": dict(pod.requests)}}],
+                },
+                "status": {"phase": "Running" if pod.node else "Pending"},
+            }
+        )
+    for workload, minimum in sorted(cluster.pdbs.items()):
+        namespace, name = workload.split("/", 1)
+        healthy = sum(1 for p in cluster.pods if p.workload == workload and p.node is not None)
+        items.append(
+            {
+                "kind": "PodDisruptionBudget",
+                "metadata": {"namespace": namespace, "name": name},
+                "spec": {"minAvailable": minimum, "selector": {"matchLabels": {"app": name}}},
+                "status": {"disruptionsAllowed": max(0, healthy - minimum)},
+            }
+        )
+    return {"apiVersion": "v1", "kind": "List", "items": items}

@@ -19,7 +19,7 @@ from gpustack_gen.helm_values import dropped_keys
 from gpustack_gen.validate.operator_keys import VALUES_KEYS
 
 from . import drain, helm, listing, standalone
-from .cluster import TIMED_DAEMONSETS, Cluster, SimulationError, WorkloadPod
+from .cluster import TIMED_DAEMONSETS, VOLUME, Blocked, Cluster, SimulationError, WorkloadPod
 from .gitops import Controllers
 from .listing import expand, selector_matches
 
@@ -46,6 +46,7 @@ def load_documents(path: Path) -> list[dict[str, Any]]:
     return [doc for doc in YAML(typ="safe", pure=True).load_all(path.read_text(encoding="utf-8")) if doc]
 
 
+LISTING = ["kubectl", "get", "nodes,pods,pdb", "--all-namespaces"]  # what ``gpustack-gen blockers`` reads
 LOCAL_HELM = (["repo", "add"], ["repo", "update"])  # commands that change only this machine
 
 
@@ -73,6 +74,9 @@ class Shell:
         """``helm get values RELEASE -o json | gpustack-gen values-kept FILES``: the release's user-supplied
         values (helm cmd/helm/get_values.go:77,87), checked by gpustack-gen's own function."""
         source, check = self._words(first), self._words(second)
+        if source == [*LISTING, "-o", "json"] and check[:2] == ["gpustack-gen", "blockers"]:
+            self._blockers(check[2:])
+            return
         if source[:3] != ["helm", "get", "values"] or check[:2] != ["gpustack-gen", "values-kept"]:
             raise SimulationError(f"the model cannot run the pipe {first!r} | {second!r}")
         release = self.cluster.release
@@ -81,6 +85,16 @@ class Shell:
         dropped = dropped_keys(live, [load_documents(self.cwd / path)[0] for path in check[2:]], owned)
         if dropped:
             raise SimulationError(f"error: the release has values the upgrade would drop: {', '.join(dropped)}")
+
+    def _blockers(self, args: list[str]) -> None:
+        """``gpustack-gen blockers`` itself, on the listing the model prints: its exit status is the step's."""
+        from click.testing import CliRunner
+
+        from gpustack_gen.cli import main
+
+        result = CliRunner().invoke(main, ["blockers", *args], input=json.dumps(listing.objects(self.cluster)))
+        if result.exit_code != 0:
+            raise Blocked(f"gpustack-gen blockers exits {result.exit_code}: {result.output.strip()}")
 
     def check(self, line: str) -> None:
         """A step's verify: waits and diffs must pass; listings are shown to a person, not checked."""
@@ -125,7 +139,7 @@ class Shell:
         head = words[:2]
         if words[:2] == ["test", "-z"]:
             if words[2]:
-                raise SimulationError(f"test -z: the command's precondition lists {words[2].strip()!r}")
+                raise Blocked(f"test -z: the command's precondition lists {words[2].strip()!r}")
         elif words[0] == "sleep":
             self.cluster.advance(int(words[1]))
         elif head == ["kubectl", "apply"]:
@@ -407,6 +421,15 @@ class Shell:
                 lambda: self.cluster.template_env(TEMPLATES[daemonset], name) == expected,
                 timeout,
                 f"{daemonset} {name}={expected}",
+            )
+            return
+        volume = re.fullmatch(r'\.spec\.template\.spec\.volumes\[\?\(@\.name=="([\w-]+)"\)\]\.configMap\.name', path)
+        if volume is not None:
+            (daemonset,) = (w for w in words if w in TEMPLATES)
+            self._until(
+                lambda: self.cluster.templates.get(TEMPLATES[daemonset], {}).get(VOLUME) == expected == volume.group(1),
+                timeout,
+                f"{daemonset} to mount {expected}",
             )
             return
         if words[2].startswith("clusterpolicies"):

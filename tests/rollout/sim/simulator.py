@@ -91,6 +91,8 @@ class Simulation:
         self.shell = Shell(self.cluster, workdir, self.new.kube_context)
         self.shell.replicas = {f"{w.namespace}/{w.name}": w.replicas for w in self.old.workloads}
         self.report = Report()
+        self.failed_step: Step | None = None  # the step whose command or check failed the run
+        self.failure: SimulationError | None = None  # and how
         self._add_nodes()
 
     # --- set-up ---------------------------------------------------------------------------------
@@ -281,7 +283,8 @@ class Simulation:
             self._check_labels()
             self._check_pools_advertise(both)
         except SimulationError as error:
-            raise SimulationError(f"{where}: {error}") from None
+            self.failed_step, self.failure = step, error
+            raise type(error)(f"{where}: {error}") from None
         self.report.steps_run += 1
         self.report.log.append(where)
 
@@ -305,7 +308,7 @@ class Simulation:
         spec = self.cluster.spec
         if spec is None:
             return
-        config = spec["devicePlugin"].get("config") or {}
+        config = {**(spec["devicePlugin"].get("config") or {}), "name": self.cluster.mounted_device_plugin_config()}
         keys = self.cluster.configmaps[config["name"]].current if config.get("name") else {}
         mig_name = spec["migManager"]["config"].get("name")
         mig = self.cluster.configmaps.get(mig_name) if mig_name else None

@@ -1,0 +1,199 @@
+"""A cluster moves from the standalone device plugin chart to the GPU Operator, one batch of nodes at a time.
+
+Both plugins register ``nvidia.com/gpu`` on the same kubelet socket (``nvidia-gpu.sock``): the second to start
+deletes the first's socket and takes it, and either one stopping removes the socket the other may serve
+(k8s-device-plugin@v0.20.0 ``internal/plugin/server.go:103-107,163-179``; ``../shared/research/
+standalone-plugin.md`` §5). So no node may run both, and a node switches while it is cordoned and empty:
+
+1. every pool's nodes get ``nvidia.com/gpu.deploy.device-plugin=false`` before the Operator is installed: the
+   Operator adds its state labels only where the key is absent (gpu-operator@v25.3.3
+   ``controllers/state_manager.go:380``; v26.7.0 keeps a non-empty value, ``:470-482``), so its device plugin
+   starts nowhere while its driver validation, toolkit, GFD and DCGM deploy;
+2. the Operator is installed with the fleet's values (CDI on, the hosts' driver and toolkit as the fleet says);
+3. per pool, a batch at a time: drain, ``gpustack.io/standalone-plugin=off`` (every term of the chart's rendered
+   node affinity requires it not to be ``off``, so the DaemonSet controller deletes the pod there), wait until
+   the batch advertises no GPU, ``deploy.device-plugin=true`` with the pool's labels, wait for its GPUs,
+   uncordon: outside the drained batch every node keeps one plugin;
+4. ``helm uninstall`` of the standalone release once no node uses it, and the off switch removed.
+
+The move back is refused: it would hand the GPUs back to the host's own runtime hook, the setup whose
+Kubernetes upgrade lost them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+from .....compile.backends import backend_of
+from .....compile.operator import operand_daemonsets
+from .....model.backends import device_plugin, gpu_operator
+from .....model.backends.device_plugin import SWITCH_LABEL
+from .....model.fleet import Pool
+from .... import commands, steps
+from ....context import ClusterChange
+from ....model import Action, Finding, Level, Outcome, Phase, Step
+
+ID = "device-plugin-move"
+LEVEL = Level.DISRUPTIVE
+DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
+
+
+def outcomes(change: ClusterChange) -> Iterator[Outcome]:
+    if change.old is None or change.new is None:
+        return
+    old, new = change.both
+    if old.backend == new.backend or device_plugin.NAME not in (old.backend, new.backend):
+        return
+    blockers = list(_blockers(change))
+    for message, hint, pool in blockers:
+        yield Outcome(Finding(ID, Level.ERROR, message, pool, (pool,) if pool else (), hint))
+    if blockers:
+        return
+    moved = [pool.name for pool in new.pools]
+    yield Outcome(
+        Finding(
+            ID,
+            LEVEL,
+            f"cluster {new.name} moves from the standalone device plugin to the GPU Operator "
+            f"{new.operator.release.version}, a batch of nodes at a time ({', '.join(moved)}): each batch is "
+            "drained, the standalone plugin switched off there and the Operator's on; no node runs both, and no "
+            "pool advertises nothing outside its drained batch",
+            None,
+            tuple(moved),
+        ),
+        tuple(_to_operator(change)),
+    )
+
+
+def _blockers(change: ClusterChange) -> Iterator[tuple[str, str, str | None]]:
+    old, new = change.both
+    if new.backend == device_plugin.NAME:
+        yield (
+            f"cluster {new.name} moves from backend {old.backend} to {device_plugin.NAME}: gpustack-gen plans the move "
+            "from the standalone device plugin to the GPU Operator only; back, the GPUs would depend on the hosts' own "
+            "runtime hook again, the setup a Kubernetes upgrade broke in the write-up",
+            f"keep backend {old.backend}; to stop the Operator managing the driver or toolkit, set "
+            "operator.driver.enabled or operator.toolkit.enabled to false",
+            None,
+        )
+        return
+    if new.backend != gpu_operator.NAME:
+        yield (
+            f"cluster {new.name} moves from backend {old.backend} to {new.backend}: gpustack-gen plans the move from "
+            f"the standalone device plugin to the GPU Operator's device plugin only",
+            f"move to backend {gpu_operator.NAME} in one change, then to {new.backend} in another",
+            None,
+        )
+        return
+    for pool in new.pools:
+        if pool.sharing.strategy == "mig":
+            yield (
+                f"pool {pool.name} starts MIG while its cluster moves to the GPU Operator: the Operator's device "
+                "plugin would start on GPUs the MIG manager is repartitioning",
+                "move with the pool's current sharing, then change it to MIG in a change of its own",
+                pool.name,
+            )
+
+
+def _to_operator(change: ClusterChange) -> list[Step]:
+    old, new = change.both
+    (release,) = backend_of(old).releases(old)
+    pools = steps.pools_with_nodes(list(new.pools))
+    # A node an autoscaler adds during the move is born on the Operator's plugin only.
+    during = {SWITCH_LABEL: "off", DEPLOY_LABEL: "true"}
+    plan: list[Step] = [steps.node_group(change, pool, ID, Phase.NODE_GROUPS, during=during) for pool in pools]
+    plan += [
+        steps.label_nodes(
+            pool,
+            {DEPLOY_LABEL: "false"},
+            "before the Operator exists: it adds its state labels only where the key is absent, so its device "
+            "plugin starts on none of these nodes while the standalone one serves them",
+            ID,
+            Phase.FIRST_LABELS,
+        )
+        for pool in pools
+    ]
+    plan += [
+        steps.apply_configmaps(change, new, "create the Operator's namespace and the device-plugin ConfigMap", ID),
+        steps.operator(
+            change,
+            f"install the GPU Operator {new.operator.release.version}; its device plugin starts on no node yet "
+            f"({DEPLOY_LABEL}=false)",
+            ID,
+        ),
+        steps.rollout_wait(
+            new,
+            operand_daemonsets(new),
+            "the Operator deploys its operands; its device plugin's DaemonSet schedules on no node yet",
+            ID,
+        ),
+    ]
+    for pool in pools:
+        plan += _pool(change, pool)
+    plan += [
+        Step(
+            Action.BACKEND,
+            release.uninstall_command(),
+            commands.release_gone(release),
+            f"no node uses the standalone device plugin any more: uninstall it (chart {release.chart} "
+            f"{release.version}); this must list nothing. On CRI-O hosts, also delete a legacy OCI hook left by old "
+            "toolkit packages (/usr/share/containers/oci/hooks.d/oci-nvidia-hook.json): it still fires for every "
+            "container and conflicts with CDI",
+            None,
+            ID,
+            Phase.FINISH,
+        ),
+        *(
+            dataclasses.replace(
+                steps.label_nodes(
+                    pool,
+                    {SWITCH_LABEL: None},
+                    "the off switch has nothing left to switch (drop it from the node-group template too)",
+                    ID,
+                ),
+                phase=Phase.FINISH,
+            )
+            for pool in pools
+        ),
+    ]
+    return plan
+
+
+def _pool(change: ClusterChange, pool: Pool) -> list[Step]:
+    """The pool's batches, each drained, switched and uncordoned before the next (the pool's workloads ask the
+    same resources of either plugin, so they run on the nodes not yet switched)."""
+    old, new = change.both
+    before = change.old_pools[pool.name]
+    gone = {resource: 0 for resource in old.resources_per_node(before)}
+    plan = [
+        steps.drain_preflight(pool, ID, Phase.LABELS),
+        steps.mark_pool(change, pool, ID, Phase.LABELS),
+    ]
+    for batch, size in steps.batches(pool):
+        plan += steps.drain_batch(
+            pool, batch, size, "a node changes plugins only while no GPU pod runs on it", ID, Phase.LABELS
+        )
+        switched = steps.label_nodes(
+            batch, {SWITCH_LABEL: "off"}, "switch the standalone plugin off on the batch", ID, Phase.LABELS
+        )
+        plan += [
+            dataclasses.replace(
+                switched,
+                verify=commands.wait_allocatable(batch, gone),
+                reason=switched.reason
+                + ": the chart's node affinity no longer holds there, so its pod goes; the check waits until the "
+                "batch advertises no GPU (the Operator's plugin must not start beside it)",
+            ),
+            steps.label_nodes(
+                batch,
+                {DEPLOY_LABEL: "true", **change.new_labels[pool.name]},
+                "start the Operator's device plugin on the batch, with the pool's config",
+                ID,
+                Phase.LABELS,
+            ),
+            dataclasses.replace(steps.allocatable(new, batch, ID), phase=Phase.LABELS),
+            dataclasses.replace(steps.uncordon(batch, ID), phase=Phase.LABELS),
+        ]
+    plan.append(dataclasses.replace(steps.unmark(pool, ID, Phase.LABELS), phase=Phase.LABELS))
+    return plan
