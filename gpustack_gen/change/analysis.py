@@ -15,6 +15,7 @@ from ..errors import InternalError
 from ..model.fleet import Cluster
 from ..shell import Script, all_of, in_cluster
 from ..workdir import Paths
+from . import delivery
 from .capacity import CapacityChange, capacity_changes
 from .context import ClusterChange
 from .model import Action, Finding, Level, Outcome, Step
@@ -118,12 +119,14 @@ def _check_complete(change: ClusterChange, steps: tuple[Step, ...]) -> None:
     """A change of the Operator's settings, of the backend's objects (ConfigMaps) or of its own charts that no
     step carries out is a missing rule."""
     actions = {step.action for step in steps}
-    if change.operator_differs() and Action.OPERATOR not in actions:
+    if change.operator_on_both() and change.operator_differs() and Action.OPERATOR not in actions:
         raise InternalError("plan", change.name, "the Operator's settings change but no rule upgrades it")
     old, new = change.both
     if _objects(old) != _objects(new) and not actions & {Action.APPLY_CONFIGMAPS, Action.PRUNE}:
         raise InternalError("plan", change.name, "the ConfigMaps change but no rule applies them")
-    if _releases(old) != _releases(new) and Action.BACKEND not in actions:
+    # Where Argo CD or Flux delivers the charts, the backend's release is upgraded by the controller's sync.
+    delivered = delivery.controller(new) is not None and Action.OPERATOR in actions
+    if _releases(old) != _releases(new) and Action.BACKEND not in actions and not delivered:
         raise InternalError("plan", change.name, "the backend's chart or its values change but no rule upgrades it")
 
 

@@ -59,7 +59,7 @@ def synced(cluster: Cluster, timeout: str = "20m") -> Script:
                     "--for=condition=Ready",
                     f"--timeout={timeout}",
                 )
-                for name in (RELEASE_NAME, *(r.name for r in backend_of(cluster).releases(cluster)))
+                for name in _releases(cluster)
             )
         )
     namespace = cluster.delivery.argocd.namespace
@@ -79,8 +79,14 @@ def synced(cluster: Cluster, timeout: str = "20m") -> Script:
     )
 
 
+def _releases(cluster: Cluster) -> tuple[str, ...]:
+    """The releases the controller delivers: the Operator's (where the backend installs it), then each backend
+    chart's."""
+    backend = backend_of(cluster)
+    operator = (RELEASE_NAME,) if backend.INSTALLS_OPERATOR else ()
+    return (*operator, *(r.name for r in backend.releases(cluster)))
+
+
 def _argocd_applications(cluster: Cluster) -> list[str]:
-    """The Applications compile.gitops names: the Operator's, then each backend chart's."""
-    return [
-        f"{name}-{cluster.name}" for name in (RELEASE_NAME, *(r.name for r in backend_of(cluster).releases(cluster)))
-    ]
+    """The Applications compile.gitops names, one per release."""
+    return [f"{name}-{cluster.name}" for name in _releases(cluster)]

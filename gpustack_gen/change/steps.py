@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 
 from ..compile.artifact import DEVICE_PLUGIN_LABEL, MIG_CONFIG_LABEL, MIG_CONFIG_STATE_LABEL
+from ..compile.backends import backend_of
 from ..compile.node_groups import PROVIDERS, node_group_file, template_of
 from ..compile.node_labels import config_manager_handles_unlabelled_nodes
 from ..compile.releases import ChartRelease
@@ -120,7 +121,9 @@ def delivered(change: ClusterChange, new: Cluster, reason: str, rule: str) -> St
     return Step(
         Action.OPERATOR,
         delivery.sync(new, change.paths),
-        all_of(delivery.synced(new), commands.wait_cluster_policy_ready()),
+        all_of(delivery.synced(new), commands.wait_cluster_policy_ready())
+        if backend_of(new).INSTALLS_OPERATOR
+        else delivery.synced(new),
         f"{reason}: apply the {tool} objects, which hand the new values to {tool}; it syncs them itself (never "
         "helm upgrade a release the controller owns). With the wrapper folder in Git, this step is its sync",
         None,

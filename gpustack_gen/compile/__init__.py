@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import UsageError
 from .artifact import Artifact, EmbeddedYaml
 
 if TYPE_CHECKING:
@@ -31,11 +30,6 @@ def compile_cluster(cluster: Cluster, wrap: tuple[str, ...] = ()) -> list[Artifa
 
     backend = backend_of(cluster)
     targets = wrap_targets(cluster, wrap)
-    if targets and not backend.INSTALLS_OPERATOR:
-        raise UsageError(
-            f"--wrap {' --wrap '.join(targets)}: cluster {cluster.name!r} is on backend {cluster.backend}, which has no "
-            "GitOps wrappers yet (they are written around the GPU Operator's release); render it without --wrap"
-        )
     objects = [namespace_object(cluster, targets, backend.namespace(cluster)), *backend.objects(cluster)]
     wrappers = delivery_artifacts(cluster, targets, objects)
     delivery = delivery_kustomization(wrappers, cluster.kube_context)

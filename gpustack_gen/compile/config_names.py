@@ -78,9 +78,26 @@ class ConfigNames:
         return mig_config_name(pool.sharing, self.custom_mig_names)
 
 
-@functools.lru_cache(maxsize=256)
 def config_names(cluster: Cluster) -> ConfigNames:
     """The names of one cluster, computed once per cluster (every artifact and rule asks for them)."""
+    # Looked up by identity first: hashing a Cluster hashes all of it (pools, workloads, ...), and a
+    # render asks about five times per cluster. The entry holds the cluster, so its id stays its own.
+    found = _by_identity.get(id(cluster))
+    if found is not None and found[0] is cluster:
+        return found[1]
+    names = _config_names(cluster)
+    if len(_by_identity) >= _BY_IDENTITY_SIZE:
+        _by_identity.clear()
+    _by_identity[id(cluster)] = (cluster, names)
+    return names
+
+
+_BY_IDENTITY_SIZE = 256
+_by_identity: dict[int, tuple[Cluster, ConfigNames]] = {}
+
+
+@functools.lru_cache(maxsize=256)
+def _config_names(cluster: Cluster) -> ConfigNames:
     keys = {pool.name: pool.name for pool in cluster.pools}
     pool_configs = {pool.name: device_plugin_config(cluster, pool.sharing) for pool in cluster.pools}
     default_from = _default_source(cluster, pool_configs)

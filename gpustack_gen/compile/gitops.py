@@ -12,6 +12,7 @@ drift apart. Ordering, where each tool does it:
   manager, long after the release is installed; install and upgrade are retried;
 - helmfile applies the Namespace and ConfigMaps in a ``presync`` hook.
 
+A backend that installs no Operator (the standalone device plugin chart) gets its own charts' wrappers alone.
 A backend's own Helm releases (HAMi's chart, the DRA driver's) get the same wrappers beside the Operator's,
 after it: Argo CD sync wave 2, a Flux ``dependsOn`` on the Operator's HelmRelease, helmfile ``needs``. A chart
 published by OCI (the DRA driver from 0.4.0, on registry.k8s.io) is an Argo CD OCI source (``repoURL:
@@ -115,6 +116,19 @@ def ignored_clusterpolicy_fields(cluster: Cluster) -> tuple[tuple[str, str], ...
 
 
 def argocd_application(cluster: Cluster) -> Artifact:
+    backend_releases = backend_of(cluster).releases(cluster)
+    if not backend_of(cluster).INSTALLS_OPERATOR:
+        return _releases_only(
+            cluster,
+            ARGOCD_FILE,
+            "argocd-application",
+            [_release_application(cluster, r) for r in backend_releases],
+            [
+                f"Argo CD Application {r.name}-{cluster.name}: chart {r.chart} {r.version} from {r.repository_url} "
+                f"with the values of {r.values_file} inline, sync wave {BACKEND_SYNC_WAVE} (after the Namespace)."
+                for r in backend_releases
+            ],
+        )
     release = cluster.operator.release
     settings = cluster.delivery.argocd
     destination: dict[str, Any] = {"name": settings.name} if settings.name is not None else {"server": settings.server}
@@ -153,7 +167,6 @@ def argocd_application(cluster: Cluster) -> Artifact:
         notes += [f"- {pointer}: {why}" for pointer, why in ignored]
     else:
         notes.append(f"No ClusterPolicy field needs ignoreDifferences with chart {release.version} and these values.")
-    backend_releases = backend_of(cluster).releases(cluster)
     documents = [document, *(_release_application(cluster, r) for r in backend_releases)]
     notes += [
         f"Application {r.name}-{cluster.name}: chart {r.chart} {r.version} from {r.repository_url} with the values of "
@@ -161,9 +174,22 @@ def argocd_application(cluster: Cluster) -> Artifact:
         + (" An OCI source: Argo CD 3.1 or newer." if r.oci else "")
         for r in backend_releases
     ]
-    if not settings.automated:
-        notes.append("Sync is manual: set delivery.argocd.syncPolicy.automated in the fleet file to sync on change.")
-    return Artifact(ARGOCD_FILE, "argocd-application", tuple(documents), tuple(notes))
+    return Artifact(ARGOCD_FILE, "argocd-application", tuple(documents), tuple(notes + _manual_sync(cluster)))
+
+
+def _manual_sync(cluster: Cluster) -> list[str]:
+    if cluster.delivery.argocd.automated:
+        return []
+    return ["Sync is manual: set delivery.argocd.syncPolicy.automated in the fleet file to sync on change."]
+
+
+def _releases_only(
+    cluster: Cluster, path: str, kind: str, documents: list[dict[str, Any]], notes: list[str]
+) -> Artifact:
+    """The wrapper of a backend that installs no GPU Operator (the hosts bring the driver): its own charts alone."""
+    if kind == "argocd-application":
+        notes += _manual_sync(cluster)
+    return Artifact(path, kind, tuple(documents), tuple(notes))
 
 
 def _sync_policy(cluster: Cluster) -> dict[str, Any]:
@@ -212,6 +238,14 @@ def _release_application(cluster: Cluster, release: ChartRelease) -> dict[str, A
 
 
 def flux_helmrelease(cluster: Cluster) -> Artifact:
+    if not backend_of(cluster).INSTALLS_OPERATOR:
+        documents: list[dict[str, Any]] = []
+        notes = [
+            f"Flux: {_flux_release(cluster, r, documents, after_operator=False)} and HelmRelease {r.name} (chart "
+            f"{r.chart} {r.version}, values of {r.values_file}); install and upgrade retried {REMEDIATION_RETRIES} times."
+            for r in backend_of(cluster).releases(cluster)
+        ]
+        return _releases_only(cluster, FLUX_FILE, "flux-helmrelease", documents, notes)
     release = cluster.operator.release
     settings = cluster.delivery.flux
     release_spec: dict[str, Any] = {
@@ -260,7 +294,7 @@ def flux_helmrelease(cluster: Cluster) -> Artifact:
         "the Namespace and ConfigMaps land in the same pass (a HelmRelease dependsOn can only name other",
         "HelmReleases), and the Operator reads them only when it deploys the device plugin and MIG manager.",
     ]
-    documents: list[dict[str, Any]] = [source, helm_release]
+    documents = [source, helm_release]
     for backend_release in backend_of(cluster).releases(cluster):
         source_text = _flux_release(cluster, backend_release, documents)
         notes.append(
@@ -299,10 +333,12 @@ def _oci_repository(cluster: Cluster, name: str, url: str, tag: str) -> dict[str
     }
 
 
-def _flux_release(cluster: Cluster, release: ChartRelease, documents: list[dict[str, Any]]) -> str:
+def _flux_release(
+    cluster: Cluster, release: ChartRelease, documents: list[dict[str, Any]], *, after_operator: bool = True
+) -> str:
     """Appends the release's source (unless an equal one is there already) and HelmRelease to ``documents``; the
     source in words, for the notes. A source named as another one that differs (the Operator's repository on a
-    mirror) is named after the release instead."""
+    mirror) is named after the release instead. ``after_operator``: the release waits for the Operator's."""
     settings = cluster.delivery.flux
     if release.oci:
         source = _oci_repository(cluster, release.chart, release.reference, release.version)
@@ -334,7 +370,7 @@ def _flux_release(cluster: Cluster, release: ChartRelease, documents: list[dict[
                 "targetNamespace": release.namespace,
                 "storageNamespace": release.namespace,
                 **chart,
-                "dependsOn": [{"name": RELEASE_NAME}],
+                **({"dependsOn": [{"name": RELEASE_NAME}]} if after_operator else {}),
                 "install": {"createNamespace": True, "remediation": {"retries": REMEDIATION_RETRIES}},
                 "upgrade": {"remediation": {"retries": REMEDIATION_RETRIES}},
                 "values": release.values,
@@ -351,7 +387,10 @@ def helmfile(cluster: Cluster, objects: list[Artifact]) -> Artifact:
     apply_args = ["--context", cluster.kube_context, "apply"]  # hooks run in the shell's current context
     for artifact in objects:
         apply_args += ["-f", artifact.path]
+    presync = [{"events": ["presync"], "showlogs": True, "command": "kubectl", "args": apply_args}]
     backend_releases = backend_of(cluster).releases(cluster)
+    if not backend_of(cluster).INSTALLS_OPERATOR:
+        return _helmfile_releases_only(cluster, backend_releases, presync)
     repositories = [{"name": HELM_REPOSITORY_NAME, "url": HELM_REPOSITORY}]
     for r in backend_releases:
         entry = _helmfile_repository(r)
@@ -368,7 +407,7 @@ def helmfile(cluster: Cluster, objects: list[Artifact]) -> Artifact:
                 "chart": f"{HELM_REPOSITORY_NAME}/{CHART}",
                 "version": release.version,
                 "values": [VALUES_FILE],
-                "hooks": [{"events": ["presync"], "showlogs": True, "command": "kubectl", "args": apply_args}],
+                "hooks": presync,
             },
             *(
                 {
@@ -405,6 +444,44 @@ def helmfile(cluster: Cluster, objects: list[Artifact]) -> Artifact:
             ),
         ),
     )
+
+
+def _helmfile_releases_only(
+    cluster: Cluster, releases: tuple[ChartRelease, ...], presync: list[dict[str, Any]]
+) -> Artifact:
+    """helmfile for a backend that installs no GPU Operator: its charts, the first applying the Namespace first."""
+    repositories: list[dict[str, Any]] = []
+    for r in releases:
+        entry = _helmfile_repository(r)
+        if entry not in repositories:
+            repositories.append(entry)
+    entries = [
+        {
+            "name": r.name,
+            "namespace": r.namespace,
+            "createNamespace": True,
+            "chart": f"{r.repository_name}/{r.chart}",
+            "version": r.version,
+            "values": [r.values_file],
+            **({"hooks": presync} if index == 0 else {}),
+        }
+        for index, r in enumerate(releases)
+    ]
+    document = {
+        "helmDefaults": {"kubeContext": cluster.kube_context},
+        "repositories": repositories,
+        "releases": entries,
+    }
+    notes = [
+        f"helmfile: release {r.name}, chart {r.reference} {r.version}, values {r.values_file}. Run from this folder: "
+        "helmfile apply"
+        for r in releases
+    ]
+    notes += [
+        f"The presync hook applies the Namespace first, with kubectl --context {cluster.kube_context};",
+        "helmDefaults.kubeContext makes helm reach the same cluster whatever the current context is.",
+    ]
+    return Artifact(HELMFILE_FILE, "helmfile", (document,), tuple(notes))
 
 
 def _helmfile_repository(release: ChartRelease) -> dict[str, Any]:

@@ -333,16 +333,16 @@ def _blocker(out: Path, rel: str, entries: dict[str, int]) -> str | None:
         kind = entries.get(current)
         if kind is None:
             return None
-        path = out / current
+        # The path is only built for a reason: a render --check walks every file of the bundle here.
         if kind == stat.S_IFLNK:
-            return f"{path} is a symbolic link in the output folder; refusing to follow it"
+            return f"{out / current} is a symbolic link in the output folder; refusing to follow it"
         if index < len(parts) - 1:
             if kind != stat.S_IFDIR:
-                return f"{path} is not a folder, but gpustack-gen writes {rel} inside it"
+                return f"{out / current} is not a folder, but gpustack-gen writes {rel} inside it"
         elif kind == stat.S_IFDIR:
-            return f"{path} is a folder where gpustack-gen writes a file"
+            return f"{out / current} is a folder where gpustack-gen writes a file"
         elif kind != stat.S_IFREG:
-            return _not_ours(path)
+            return _not_ours(out / current)
     return None
 
 

@@ -135,9 +135,11 @@ def _check_wrappers_agree(cluster: Cluster, artifacts: list[Artifact]) -> None:
     """Every GitOps wrapper pins its chart's version and carries exactly the content of that chart's values file."""
     values = {a.path: a.documents[0] for a in artifacts if a.documents}
     wrappers = [(a.path, d) for a in artifacts if a.kind in GITOPS_KINDS for d in a.documents]
-    if VALUES_FILE not in values or not wrappers:
+    if not wrappers:
         return
-    charts = {CHART: (cluster.operator.release.version, values[VALUES_FILE], VALUES_FILE)}
+    charts: dict[str, tuple[str, Any, str]] = {}
+    if VALUES_FILE in values:
+        charts[CHART] = (cluster.operator.release.version, values[VALUES_FILE], VALUES_FILE)
     for release in backend_of(cluster).releases(cluster):
         charts[release.chart] = (release.version, values.get(release.values_file, {}), release.values_file)
     for path, message in wrapper_disagreements(charts, wrappers):

@@ -309,29 +309,31 @@ def check_device_plugin_config(
 
 @functools.lru_cache(maxsize=MEMO_SIZE)
 def _memoised(key: str, device_plugin_version: str, mps_root_from_operator: bool) -> tuple[SchemaFinding, ...]:
-    return tuple(_check(json.loads(key), device_plugin_version, mps_root_from_operator))
+    version = _parse_version(device_plugin_version)  # a bad version raises before anything is checked
+    config = json.loads(key)
+    return tuple(_check(config, device_plugin_version, mps_root_from_operator, _memoised_unversioned(key), version))
 
 
-def _check(config: Mapping[str, Any], device_plugin_version: str, mps_root_from_operator: bool) -> list[SchemaFinding]:
-    version = _parse_version(device_plugin_version)
+# The schema and the rules that do not depend on the target version are checked once per config: a fleet
+# renders the same few configs for many device plugin versions.
+@functools.lru_cache(maxsize=MEMO_SIZE)
+def _memoised_unversioned(key: str) -> tuple[SchemaFinding, ...]:
+    return tuple(_unversioned(json.loads(key)))
+
+
+def _check(
+    config: Mapping[str, Any],
+    device_plugin_version: str,
+    mps_root_from_operator: bool,
+    unversioned: Sequence[SchemaFinding] | None = None,
+    version: tuple[int, int, int] | None = None,
+) -> list[SchemaFinding]:
+    if version is None:
+        version = _parse_version(device_plugin_version)
+    findings = list(_unversioned(config) if unversioned is None else unversioned)
     root = load_schema(SCHEMA_NAME)
-    quoted = _quoted_replicas(config)
-    superseded = {f.path for f in quoted}
-    validator = schema_validator(SCHEMA_NAME)
-    raw = schema_findings(validator, config, misplaced=MISPLACED_KEYS, unknown_key_hint=_UNKNOWN_KEY_HINT)
-    findings = [f for f in raw if f.path not in superseded]
-    findings.extend(quoted)
-    gates: list[SchemaFinding] = []
-    _version_gates(root, root, config, [], version, device_plugin_version, gates)
-    findings.extend(gates)
+    _version_gates(root, root, config, [], version, device_plugin_version, findings)
     if isinstance(config, Mapping):
-        # "has no effect" only for values upstream would accept; a schema finding there says more.
-        invalid = [f.path for f in raw]
-        findings.extend(
-            f
-            for f in _ignored_keys(config)
-            if not any(p == f.path or p.startswith((f"{f.path}.", f"{f.path}[")) for p in invalid)
-        )
         mps_since = _since_of(root, ["sharing", "mps"])
         if mps_since is None or version >= _parse_version(mps_since):
             findings.extend(
@@ -343,3 +345,23 @@ def _check(config: Mapping[str, Any], device_plugin_version: str, mps_root_from_
                 )
             )
     return sorted(set(findings))
+
+
+def _unversioned(config: Mapping[str, Any]) -> list[SchemaFinding]:
+    """The findings that do not depend on the device plugin version: the schema's, quoted replicas and
+    keys that have no effect."""
+    quoted = _quoted_replicas(config)
+    superseded = {f.path for f in quoted}
+    validator = schema_validator(SCHEMA_NAME)
+    raw = schema_findings(validator, config, misplaced=MISPLACED_KEYS, unknown_key_hint=_UNKNOWN_KEY_HINT)
+    findings = [f for f in raw if f.path not in superseded]
+    findings.extend(quoted)
+    if isinstance(config, Mapping):
+        # "has no effect" only for values upstream would accept; a schema finding there says more.
+        invalid = [f.path for f in raw]
+        findings.extend(
+            f
+            for f in _ignored_keys(config)
+            if not any(p == f.path or p.startswith((f"{f.path}.", f"{f.path}[")) for p in invalid)
+        )
+    return findings

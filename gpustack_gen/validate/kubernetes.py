@@ -38,7 +38,7 @@ from .findings import SchemaFinding, describe_value, findings_from_errors, forma
 from .inline_refs import inline_refs
 from .memo import MEMO_SIZE, json_key
 from .schema_files import SchemaValidator, compile_schema
-from .shape import NotPlain, ValidShapes, checked_by_shape, shape_key
+from .shape import NotPlain, ValidShapes, checked_by_shape, schema_at, shape_key
 
 __all__ = [
     "KubernetesSchemaNotFound",
@@ -299,17 +299,32 @@ def check_workload_fragment(fragment: Mapping[str, Any], kubernetes: str) -> lis
     return found
 
 
-def _pod_shape(fragment: Mapping[str, Any], kubernetes: str) -> tuple[str, str, str, str] | None:
+def _pod_shape(fragment: Mapping[str, Any], kubernetes: str) -> tuple[str, str, tuple[tuple[str, str], ...]] | None:
+    """The shape of the fragment's Pod (``workload_pod``), as the shapes of its parts where the Pod holds them.
+
+    The rest of that Pod is the same for every fragment, so these shapes tell Pods of one shape apart as
+    the whole Pod's shape would (or more finely), without walking the rest each time.
+    """
     schema_dir = str(schema_dir_for(kubernetes))
     try:
-        return (
-            schema_dir,
-            "Pod",
-            "v1",
-            shape_key(workload_pod(fragment), kubernetes_validator(schema_dir, "Pod", "v1").schema),
+        parts = tuple(
+            (part, shape_key(fragment[part], _part_schema(schema_dir, part))) for part in _POD_PATHS if part in fragment
         )
     except NotPlain:
         return None
+    return (schema_dir, "Pod fragment", parts)
+
+
+def _part_schema(schema_dir: str, part: str) -> Any:
+    found = _part_schemas.get((schema_dir, part), _NO_SCHEMA)
+    if found is _NO_SCHEMA:
+        found = schema_at(kubernetes_validator(schema_dir, "Pod", "v1").schema, _POD_PATHS[part])
+        _part_schemas[(schema_dir, part)] = found
+    return found
+
+
+_NO_SCHEMA = object()
+_part_schemas: dict[tuple[str, str], Any] = {}  # the schema of each part in a Pod, per schema folder
 
 
 @functools.lru_cache(maxsize=MEMO_SIZE)

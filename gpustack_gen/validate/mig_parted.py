@@ -6,7 +6,8 @@ profile exists on the hardware and whether the instances fit the GPU are checked
 the GPU facts), because mig-parted itself only finds out in ``apply``.
 
 Pure: no printing, no file writes beyond the one-time schema load. Results are memoised on the
-config's content, as the device-plugin check does.
+config's content, as the device-plugin check does, and each ``mig-configs`` entry is checked once per
+process: entries repeat across a fleet's configs far more than whole configs do.
 """
 
 from __future__ import annotations
@@ -132,7 +133,49 @@ def check_mig_parted_config(config: Mapping[str, Any]) -> list[SchemaFinding]:
     """Every problem in mig-parted ``config``, sorted by path (a new list on every call); ``[]`` means
     mig-parted accepts it."""
     key = json_key(config)
-    return _check(config) if key is None else list(_memoised(key))
+    if key is None:
+        return _check(config)
+    return [] if _clean_by_parts(config) else list(_memoised(key))
+
+
+# Stands in for an entry that is clean on its own. The schema and the rules here judge each entry by itself
+# and each mig-config name by itself; of an entry list only its length counts (``minItems``). So a config
+# whose names and entries are each clean has the findings of its skeleton: the same other keys, and
+# names and entries replaced by fixed clean ones. The parts repeat across a fleet's configs far more than
+# whole configs do; a config with any finding is checked whole, so that findings read as they always did.
+_CLEAN_ENTRY: dict[str, object] = {"devices": "all", "mig-enabled": False}
+
+
+def _clean_by_parts(config: Mapping[str, Any]) -> bool:
+    """Whether ``config`` (plain JSON data) is clean, judged by its parts; False also when that cannot tell."""
+    configs = config.get("mig-configs")
+    if not isinstance(configs, dict):
+        return False
+    lengths = []
+    for name, specs in configs.items():
+        if not (isinstance(specs, list) and specs and _clean_name(name)):
+            return False
+        if not all(isinstance(spec, dict) and _clean_entry(json.dumps(spec, sort_keys=True)) for spec in specs):
+            return False
+        lengths.append(len(specs))
+    skeleton = {**config, "mig-configs": {f"c{i}": [_CLEAN_ENTRY] * n for i, n in enumerate(lengths)}}
+    return _clean_skeleton(json.dumps(skeleton, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=MEMO_SIZE)
+def _clean_entry(key: str) -> bool:
+    """Whether the entry ``key`` (its JSON text) has no finding, checked in a config of its own."""
+    return not _check({"version": "v1", "mig-configs": {"entry": [json.loads(key)]}})
+
+
+@functools.lru_cache(maxsize=MEMO_SIZE)
+def _clean_name(name: str) -> bool:
+    return not _check({"version": "v1", "mig-configs": {name: [_CLEAN_ENTRY]}})
+
+
+@functools.lru_cache(maxsize=MEMO_SIZE)
+def _clean_skeleton(key: str) -> bool:
+    return not _memoised(key)
 
 
 @functools.lru_cache(maxsize=MEMO_SIZE)

@@ -96,6 +96,29 @@ def shape_key(document: Any, schema: Any) -> str:
     return repr(_shape(document, schema))
 
 
+def schema_at(schema: Any, path: tuple[object, ...]) -> Any:
+    """The schema ``shape_key`` judges the value at ``path`` of a document by: the shape of a document is
+    made of its values' shapes under these. None (the value kept exactly) also where a schema above leaves
+    the whole value out: a shape finer than the document's own, never coarser."""
+    for step in path:
+        if schema is None:
+            return None
+        plan = _plan(schema)
+        if plan.free_scalar:
+            return None
+        if isinstance(step, int):
+            schema = plan.items
+        elif not isinstance(step, str):
+            return None
+        elif plan.map_only:
+            schema = plan.extra
+        elif plan.properties is None:
+            return None
+        else:
+            schema = plan.properties.get(step, plan.extra)
+    return schema
+
+
 def _keywords(schema: Any) -> tuple[Mapping[str, Any] | None, frozenset[str]]:
     """The schema with a lone ``allOf: [target]`` beside annotations followed, and its validating keywords."""
     while isinstance(schema, Mapping):

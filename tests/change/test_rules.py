@@ -445,6 +445,12 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         ],
         _on_device_plugin,
     ),
+    "device-plugin-values": (  # the chart's checksum/config rolls its pods: the upgrade, then the new count
+        _t4(replicas=2),
+        [("device-plugin-values", "restart", None)],
+        ["backend", "wait"],
+        _on_device_plugin,
+    ),
     "device-plugin-move back": (
         lambda d: prod(d).update(backend="device-plugin"),
         [("device-plugin-move", "error", None)],

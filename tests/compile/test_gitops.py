@@ -443,6 +443,7 @@ def _conformance_fleets() -> Iterator[tuple[str, dict[str, Any]]]:
         ),
     )
     yield "hami", fleet(backend="hami", operator={"version": "v26.7.0"}, delivery={"wrap": ["argocd", "flux"]})
+    yield "device-plugin", fleet(backend="device-plugin", delivery={"wrap": ["argocd", "flux"]})
     for version in ("0.4.1", "25.12.0"):  # the DRA driver's chart by OCI, and from NVIDIA's repository
         yield f"dra-{version}", dra_fleet(version, delivery={"wrap": ["argocd", "flux"]})
     yield "dra-mirror", dra_fleet("25.12.0", delivery={"wrap": ["flux"], "flux": {"url": "https://charts.example.com"}})

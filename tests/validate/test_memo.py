@@ -6,6 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from gpustack_gen.validate import device_plugin, kubernetes, mig_parted
@@ -60,7 +62,15 @@ CHECKS: list[tuple[str, Check, Check, list[Any]]] = [
         FRAGMENTS,
     ),
 ]
-MEMOS = [device_plugin._memoised, mig_parted._memoised, kubernetes._memoised_part]
+MEMOS = [
+    device_plugin._memoised,
+    device_plugin._memoised_unversioned,
+    mig_parted._memoised,
+    mig_parted._clean_entry,
+    mig_parted._clean_name,
+    mig_parted._clean_skeleton,
+    kubernetes._memoised_part,
+]
 
 
 def _reversed(value: Any) -> Any:
@@ -99,8 +109,8 @@ def test_repeated_content_is_checked_once_and_the_memos_are_bounded() -> None:
     assert kubernetes._memoised_part.cache_info()[:2] == (0, 2)
     check_workload_fragment({"nodeSelector": fragment["nodeSelector"], "tolerations": []}, "1.29.15")  # a new shape
     assert kubernetes._memoised_part.cache_info()[:2] == (1, 3)  # of a part seen before and a new one
-    check_mig_parted_config(MIG_PARTED[0])
-    check_mig_parted_config(_reversed(MIG_PARTED[0]))
+    check_mig_parted_config(MIG_PARTED[1])  # a config with a finding is checked whole
+    check_mig_parted_config(_reversed(MIG_PARTED[1]))
     assert mig_parted._memoised.cache_info()[:2] == (1, 1)
     config = DEVICE_PLUGIN[1]
     check_device_plugin_config(config, device_plugin_version="v0.17.4", mps_root_from_operator=False)
@@ -134,3 +144,70 @@ def test_a_bad_version_is_still_an_error_every_time() -> None:
             check_device_plugin_config(DEVICE_PLUGIN[0], device_plugin_version="latest", mps_root_from_operator=True)
         with pytest.raises(ValueError, match="not a Kubernetes version"):
             check_workload_fragment(FRAGMENTS[0], "latest")
+
+
+# Entries clean on their own and entries with a finding of the schema or of a rule here, in every way
+# a finding can reach past the entry's own keys (a quoted index, an unquoted PCI ID, a profile's sign).
+MIG_ENTRIES: list[Any] = [
+    {"devices": "all", "mig-enabled": False},
+    {"devices": "all", "mig-enabled": True, "mig-devices": {"1g.10gb": 7}},
+    {"devices": [0, 1], "mig-enabled": True, "mig-devices": {"3g.40gb": 2}, "device-filter": "0x20B010DE"},
+    {"devices": "all", "mig-enabled": True, "mig-devices": {}},
+    {"devices": "all", "mig-enabled": False, "mig-devices": {"1g.5gb": 1}},
+    {"devices": ["0"], "mig-enabled": True},
+    {"devices": "all", "mig-enabled": True, "device-filter": 548540638},
+    {"devices": "all", "mig-enabled": True, "mig-devices": {"1g.10gb+me-x": 1, "2g.20gb": 0}},
+    {"devices": "all", "mig-enabled": True, "mig-devices": {"1g.10gb": 0}},
+    {"devices": "all", "mig-enabled": "yes", "extra": 1},
+    {},
+    "all",
+    None,
+]
+MIG_NAMES = ["all-1g.10gb", "custom", "-bad-", "x" * 64]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    configs=st.dictionaries(
+        st.sampled_from(MIG_NAMES),
+        st.one_of(st.lists(st.sampled_from(MIG_ENTRIES), max_size=4), st.sampled_from([{}, "all", None])),
+        max_size=3,
+    ),
+    version=st.sampled_from(["v1", "v2", None]),
+)
+def test_a_config_checked_by_its_entries_has_the_findings_of_the_whole(configs: dict[str, Any], version: Any) -> None:
+    config: dict[str, Any] = {"mig-configs": configs}
+    if version is not None:
+        config["version"] = version
+    assert check_mig_parted_config(config) == mig_parted._check(config)
+
+
+def test_each_entry_is_checked_once_and_the_stand_in_is_clean() -> None:
+    assert mig_parted._check({"version": "v1", "mig-configs": {"a": [mig_parted._CLEAN_ENTRY]}}) == []
+    mig_parted._clean_entry.cache_clear()
+    shared, other = MIG_ENTRIES[1], MIG_ENTRIES[2]
+    check_mig_parted_config({"version": "v1", "mig-configs": {"a": [shared], "b": [other]}})
+    check_mig_parted_config({"version": "v1", "mig-configs": {"c": [other, shared]}})
+    assert mig_parted._clean_entry.cache_info()[:2] == (2, 2)  # hits, misses: two distinct entries
+
+
+@pytest.mark.parametrize("version", ["v0.14.5", "v0.15.0", "v0.17.0", "v0.17.4", "v0.18.0", "v0.20.1"])
+def test_device_plugin_findings_for_each_version_are_the_unmemoised_ones(version: str) -> None:
+    configs = [*DEVICE_PLUGIN, {"version": "v1", "sharing": {"mps": {"failRequestsGreaterThanOne": False}}}]
+    for config in configs:
+        for mps_root in (False, True):
+            expected = device_plugin._check(config, version, mps_root)
+            assert (
+                check_device_plugin_config(config, device_plugin_version=version, mps_root_from_operator=mps_root)
+                == expected
+            )
+
+
+def test_the_version_free_part_of_a_device_plugin_config_is_checked_once() -> None:
+    device_plugin._memoised.cache_clear()
+    device_plugin._memoised_unversioned.cache_clear()
+    for version in ("v0.15.0", "v0.17.4"):
+        for config in DEVICE_PLUGIN[:2]:
+            check_device_plugin_config(config, device_plugin_version=version, mps_root_from_operator=False)
+    assert device_plugin._memoised.cache_info().misses == 4
+    assert device_plugin._memoised_unversioned.cache_info()[:2] == (2, 2)

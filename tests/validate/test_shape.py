@@ -166,3 +166,51 @@ def test_a_malformed_gitops_document_of_a_shape_that_passed_is_still_caught() ->
     broken = {**application, "metadata": {"name": 3, "namespace": "argocd"}}
 
     assert gitops.check_gitops_document(broken) != first
+
+
+# Parts of workload fragments, valid and not, alike and unlike in what the Pod schema looks at.
+_PARTS: dict[str, list[Any]] = {
+    "resources": [
+        {"limits": {"nvidia.com/gpu": "1"}},
+        {"limits": {"nvidia.com/gpu": "2"}},
+        {"limits": {"nvidia.com/gpu": 1}, "requests": {"memory": "4Gi"}},
+        {"limits": {"nvidia.com/gpu": True}},
+        {"limts": {}},
+        {"claims": [{"name": "gpu"}]},
+    ],
+    "nodeSelector": [{"pool": "a"}, {"pool": "b", "zone": "z"}, {"pool": 4}, {}],
+    "tolerations": [
+        [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+        [{"key": "other", "operator": "Exists", "effect": "NoSchedule"}],
+        [{"key": "nvidia.com/gpu", "operator": "Exist"}],
+        [],
+    ],
+    "resourceClaims": [[{"name": "gpu", "resourceClaimName": "c"}], [{"name": "gpu", "bogus": 1}]],
+}
+
+
+def _fragments() -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [{}]
+    for part, values in _PARTS.items():
+        out = [*out, *({**fragment, part: value} for fragment in out[:12] for value in values)]
+    return out
+
+
+def test_a_fragment_s_shape_by_its_parts_tells_pods_apart_as_the_pod_s_own_shape_does() -> None:
+    version = "1.31.0"
+    schema = k8s.kubernetes_validator(str(k8s.schema_dir_for(version)), "Pod", "v1").schema
+    by_parts: dict[Any, set[str]] = {}
+    for fragment in _fragments():
+        by_parts.setdefault(k8s._pod_shape(fragment, version), set()).add(shape_key(k8s.workload_pod(fragment), schema))
+    assert all(len(shapes) == 1 for shapes in by_parts.values())  # one part-shape, one Pod shape
+    assert len(by_parts) > 10  # and the parts' shapes do tell fragments apart
+    assert k8s._pod_shape({"nodeSelector": {"pool": 4.5j}}, version) is None  # not plain JSON: no shape
+
+
+def test_fragments_checked_through_their_parts_shapes_have_their_own_findings() -> None:
+    k8s._valid_shapes.clear()
+    k8s._memoised_part.cache_clear()
+    fragments = _fragments()
+    assert any(k8s._check_fragment(fragment, "1.31.0") for fragment in fragments)
+    for fragment in [*fragments, *reversed(fragments)]:  # each answered after shapes passed and failed
+        assert k8s.check_workload_fragment(fragment, "1.31.0") == k8s._check_fragment(fragment, "1.31.0")

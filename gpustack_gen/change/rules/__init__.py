@@ -36,6 +36,7 @@ from . import (
 )
 from .backends import hami as hami_settings
 from .backends.device_plugin import move as device_plugin_move
+from .backends.device_plugin import values as device_plugin_values
 from .backends.dra import move as dra_move
 from .backends.dra import objects as dra_objects
 from .backends.gpu_operator import mig_layout, mig_manager_config
@@ -71,6 +72,7 @@ RULES: tuple[Rule, ...] = (
     operator_version,
     mig_manager_config,
     hami_settings,
+    device_plugin_values,
     workload_values,
     pool_added,
     pool_nodes,

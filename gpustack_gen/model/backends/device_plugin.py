@@ -146,15 +146,6 @@ def resolve_options(report: Report, setting: Setting) -> DevicePluginOptions:
             "the nvidia-device-plugin chart refuses to install into namespace default",
             f"use its own namespace, e.g. {DEVICE_PLUGIN_NAMESPACE}",
         )
-    wrap, wrap_path = setting("delivery", "wrap")
-    if wrap:
-        assert wrap_path is not None
-        report.error(
-            wrap_path,
-            f"backend {NAME} has no GitOps wrappers yet: they are written around the GPU Operator's release",
-            "remove delivery.wrap for this cluster and install the chart with the command in "
-            "nvidia-device-plugin-values.yaml",
-        )
     runtime_class, _ = setting("device_plugin", "runtime_class_name")
     return DevicePluginOptions(release, namespace, runtime_class)
 
