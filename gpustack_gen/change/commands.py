@@ -502,3 +502,20 @@ def show_configmaps(cluster: Cluster) -> Script:
 def claim_reserved_for(namespace: str, claim: str) -> Script:
     """The pods that reserve a ResourceClaim: none once its last pod ended."""
     return kubectl("get", "resourceclaim", "-n", namespace, claim, "-o", "jsonpath={.status.reservedFor}")
+
+
+def label_unlabelled_nodes(label: str, value: str) -> Script:
+    """Every node without ``label`` gets ``label=value`` (one that has it keeps its value)."""
+    return kubectl("label", "nodes", "--selector", f"!{label}", f"{label}={value}")
+
+
+def every_node_labelled(label: str) -> Script:
+    """Fails while a node lacks ``label``."""
+    return PrintsNothing(kubectl("get", "nodes", "--selector", f"!{label}", "-o", "name"))
+
+
+def release_pods_left(chart: str, release: str) -> Script:
+    """Fails while a pod of Helm release ``release`` of ``chart`` runs anywhere (the chart's pod labels,
+    app.kubernetes.io/name and instance)."""
+    selector = f"app.kubernetes.io/name={chart},app.kubernetes.io/instance={release}"
+    return PrintsNothing(kubectl("get", "pods", "--all-namespaces", "--selector", selector, "-o", "name"))

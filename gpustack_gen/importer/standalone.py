@@ -34,6 +34,7 @@ from .notes import CLUSTER, Todo, one_line
 from .recover import is_plugin_config, lookup, parse_embedded
 
 CHART_LABEL = "helm.sh/chart"
+INSTANCE_LABEL = "app.kubernetes.io/instance"  # the release's name, on every object of the chart (_helpers.tpl:61-79)
 NAME_LABEL = "app.kubernetes.io/name"  # the chart's selector label, on all three DaemonSets (_helpers.tpl:61-79)
 _CHART_PREFIX = f"{DEVICE_PLUGIN_CHART}-"
 _IMAGE = "/k8s-device-plugin"  # nvcr.io/nvidia/k8s-device-plugin:v<appVersion> (values.yaml image.repository)
@@ -117,6 +118,8 @@ class PluginState:
     namespace_note: str
     runtime_class: str | None
     runtime_class_note: str
+    release_name: str | None  # None: no input tells it (a TODO; the fleet's default, nvdp, is rendered)
+    release_name_note: str
     plugin_configmap: ConfigMap | None
     plugin_default: str | None
     default_note: str
@@ -196,6 +199,49 @@ def _release(inputs: Inputs) -> tuple[DevicePluginVersion | None, str, list[Todo
 
 
 # --- the configs -------------------------------------------------------------------------------------
+
+
+def _release_name(inputs: Inputs, configmaps: list[ConfigMap], todos: list[Todo]) -> tuple[str | None, str]:
+    """The Helm release's name: its objects' instance label, else the plugin DaemonSet's or the chart's ConfigMap's
+    name (``<release>-nvidia-device-plugin[-configs]``, ``_helpers.tpl:14-25,237-248``). Rendering another name would
+    install a second release, a second plugin on every node: never guessed."""
+    named: dict[str, str] = {}
+    for obj in inputs.workloads:
+        if not _is_chart_object(obj):
+            continue
+        if obj.labels.get(INSTANCE_LABEL):
+            named.setdefault(obj.labels[INSTANCE_LABEL], f"{obj.where} {obj.kind} {obj.name} label {INSTANCE_LABEL}")
+        elif obj.kind == "DaemonSet" and any(container == _PLUGIN_CONTAINER for container, _ in obj.images):
+            release = obj.name.removesuffix(f"-{DEVICE_PLUGIN_CHART}")
+            named.setdefault(release, f"{obj.where} DaemonSet {obj.name}")
+    for cm in configmaps:
+        if cm.name.endswith(_CHART_CONFIGMAP_SUFFIX):
+            release = cm.name.removesuffix("-configs").removesuffix(f"-{DEVICE_PLUGIN_CHART}")
+            named.setdefault(release, f"the name of {cm.label}")
+    if len(named) > 1:
+        todos.append(
+            Todo(
+                f"the inputs name several releases of the chart ({', '.join(sorted(named))}): set "
+                "devicePlugin.releaseName to the one this cluster keeps, and uninstall the others (each runs a plugin "
+                "on every node)",
+                DEVICE_PLUGIN,
+            )
+        )
+        return None, ""
+    if not named:
+        todos.append(
+            Todo(
+                "no input tells the release's name (pass --daemonsets); nvdp is rendered: if yours is another, set "
+                "devicePlugin.releaseName, or the printed install adds a second plugin on every node",
+                DEVICE_PLUGIN,
+            )
+        )
+        return None, ""
+    ((release, origin),) = named.items()
+    if explain_dns_label(release) is not None:
+        todos.append(Todo(f"release name {one_line(release)} ({origin}) is not a name the fleet takes", DEVICE_PLUGIN))
+        return None, ""
+    return release, origin
 
 
 def _configmap(inputs: Inputs, todos: list[Todo]) -> tuple[ConfigMap | None, list[ConfigMap]]:
@@ -325,6 +371,7 @@ def recover_plugin(inputs: Inputs) -> PluginState:
         todos.append(Todo(f"{other.label} {what}; not imported"))
     default, default_note, default_todos = _default(inputs, cm)
     todos.extend(default_todos)
+    release_name, release_name_note = _release_name(inputs, list(inputs.configmaps), todos)
 
     namespace, namespace_note = None, ""
     spaces: dict[str, str] = {}
@@ -371,6 +418,8 @@ def recover_plugin(inputs: Inputs) -> PluginState:
         namespace_note=namespace_note,
         runtime_class=runtime_class,
         runtime_class_note=runtime_note,
+        release_name=release_name,
+        release_name_note=release_name_note,
         plugin_configmap=cm,
         plugin_default=default,
         default_note=default_note,

@@ -16,6 +16,7 @@ from pydantic.alias_generators import to_camel
 
 from ..compile.artifact import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP
 from ..model.intent import API_VERSION
+from ..versions.device_plugin import DEVICE_PLUGIN_RELEASE
 from ..yamlio.writer import dump_commented, reads_as_string
 from .discover import NodeGroup
 from .notes import CLUSTER, HEADER, OPERATOR, Todo, one_line, pool_place
@@ -192,6 +193,9 @@ def _device_plugin(state: PluginState) -> Any:
     if state.runtime_class is not None:
         block["runtimeClassName"] = _scalar(state.runtime_class)
         _eol(block, "runtimeClassName", state.runtime_class_note)
+    if state.release_name not in (None, DEVICE_PLUGIN_RELEASE):
+        block["releaseName"] = _scalar(state.release_name)
+        _eol(block, "releaseName", state.release_name_note)
     return block
 
 

@@ -232,20 +232,13 @@ def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report
             else "keep pods that must not fail together on different GPUs",
         )
     cluster.semantics.check_pool(cluster, pool, origin, strategy_path, report)
-    if sharing.strategy == "mps":
-        if not release.has_mps:
-            report.error(
-                strategy_path,
-                f"MPS needs GPU Operator v24.3.0 or newer (pinned: {release.version})",
-                "pin operator.version to v24.3.0 or newer, or use time-slicing",
-            )
-        if cluster.mig_strategy == "mixed" and limits:
-            report.error(
-                strategy_path,
-                "MPS cannot be used in a cluster whose mig.strategy is mixed: the Operator "
-                "passes MIG_STRATEGY to every device plugin, and the plugin refuses MPS under mixed",
-                "use mig.strategy: single in this cluster, or time-slicing on this pool",
-            )
+    if sharing.strategy == "mps" and cluster.mig_strategy == "mixed" and limits:
+        report.error(
+            strategy_path,
+            "MPS cannot be used in a cluster whose mig.strategy is mixed: the Operator "
+            "passes MIG_STRATEGY to every device plugin, and the plugin refuses MPS under mixed",
+            "use mig.strategy: single in this cluster, or time-slicing on this pool",
+        )
     if sharing.strategy != "mig":
         return
     if not gpu.mig_capable:

@@ -23,9 +23,6 @@ DEVICE_PLUGIN_NAMESPACE = "nvidia-device-plugin"
 # MPS sharing and the chart's MPS control daemon arrived in v0.15.0 (k8s-device-plugin CHANGELOG v0.15.0; the
 # v0.14.5 values have no `mps` key, k8s-device-plugin-v0.14.5-helm-values.yaml).
 MPS_FROM: VersionTuple = (0, 15, 0)
-# The default required node affinity to GPU nodes (three OR'ed terms) first ships in v0.15.0 (commit ddea0ead0);
-# v0.14.5's values have `affinity: {}` (k8s-device-plugin-v0.14.5-helm-values.yaml:63).
-GPU_NODE_AFFINITY_FROM: VersionTuple = (0, 15, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,10 +45,6 @@ class DevicePluginVersion:
     @property
     def has_mps(self) -> bool:
         return self.key >= MPS_FROM
-
-    @property
-    def has_gpu_node_affinity(self) -> bool:
-        return self.key >= GPU_NODE_AFFINITY_FROM
 
 
 DEVICE_PLUGIN_VERSIONS: tuple[DevicePluginVersion, ...] = (

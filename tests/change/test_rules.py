@@ -432,14 +432,15 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         [("device-plugin-move", "disruptive", None)],
         [
             "apply-configmaps",
-            "node-group",
             "label-nodes",
             "operator",
             "wait",
+            "node-group",
             "check",
             "label-nodes",
             *_BATCH_TO_OPERATOR * 3,  # the three T4 nodes, one a batch
             "label-nodes",
+            "check",
             "backend",
             "label-nodes",
         ],

@@ -255,3 +255,39 @@ def test_operator_version_refused_for_a_standalone_release() -> None:
     state = _edge()
     with pytest.raises(FleetError, match="standalone"):
         import_cluster("edge", values=state["values"], nodes=state["nodes"], operator_version="v25.3.3")
+
+
+def _renamed(state: dict[str, InputText], release: str, *, label: bool) -> dict[str, InputText]:
+    """The state of a release named ``release``: its DaemonSet's name and, with ``label``, its instance label."""
+    listing = json.loads(state["daemonsets"].text)
+    (daemonset,) = listing["items"]
+    daemonset["metadata"]["name"] = f"{release}-nvidia-device-plugin"
+    if label:
+        daemonset["metadata"]["labels"]["app.kubernetes.io/instance"] = release
+    configmap = json.loads(state["configmap"].text)
+    configmap["metadata"]["name"] = f"{release}-nvidia-device-plugin-configs"
+    return {
+        **state,
+        "daemonsets": InputText("daemonsets.json", json.dumps(listing, indent=1)),
+        "configmap": InputText("configmap.json", json.dumps(configmap, indent=1)),
+    }
+
+
+@pytest.mark.parametrize("label", [True, False], ids=["instance-label", "daemonset-name"])
+def test_a_release_of_another_name_is_imported_under_its_name(label: bool) -> None:
+    """Rendered as nvdp, it would be a second release: a second plugin on every node."""
+    cluster = _clusters()[1]
+    result = _import(cluster.name, _renamed(cluster_state(cluster), "gpu-plugin", label=label))
+    imported = load_fleet(result.fleet_text, name="fleet.yaml").clusters[0]
+    assert device_plugin_options(imported).release_name == "gpu-plugin"
+    values = render(load_fleet(result.fleet_text, name="fleet.yaml")).files[f"{cluster.name}/{VALUES}"].text
+    assert "helm upgrade --install gpu-plugin nvdp/nvidia-device-plugin" in values
+    assert check_roundtrip(result).differences == ()
+
+
+def test_no_input_naming_the_release_is_a_todo() -> None:
+    cluster = _clusters()[0]
+    state = cluster_state(cluster)
+    del state["daemonsets"], state["configmap"]
+    todos = [t for t in _import(cluster.name, state).todos if "release's name " in t]
+    assert len(todos) == 1 and "devicePlugin.releaseName" in todos[0]

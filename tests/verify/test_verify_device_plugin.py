@@ -37,7 +37,9 @@ from gpustack_gen.model.backends.device_plugin import SWITCH_LABEL
 from gpustack_gen.shell import IntoFile, command, kubectl, text_in
 from gpustack_gen.verify import VerifyResult, state_parts
 from gpustack_gen.verify.backends import VERIFY_BACKENDS, verify_backend
-from gpustack_gen.verify.backends.device_plugin import CONFIGMAP, PLUGIN_CONTAINER
+from gpustack_gen.verify.backends.device_plugin import PLUGIN_CONTAINER
+
+CONFIGMAP = "nvdp-nvidia-device-plugin-configs"  # the chart's ConfigMap of release nvdp (_helpers.tpl:237-248)
 
 
 def causes(result: VerifyResult, node: str = BROKEN_NODE) -> list[str]:

@@ -16,7 +16,9 @@ from pydantic import Field
 
 from ...versions import format_version
 from ...versions.device_plugin import (
+    DEVICE_PLUGIN_CHART,
     DEVICE_PLUGIN_NAMESPACE,
+    DEVICE_PLUGIN_RELEASE,
     MPS_FROM,
     NEWEST_DEVICE_PLUGIN,
     DevicePluginVersion,
@@ -68,13 +70,16 @@ __all__ = [
     "DevicePluginSettings",
     "allocatable_per_gpu",
     "capacity_hint",
+    "chart_configmap",
     "check",
     "check_pool",
     "check_sharing",
     "check_workload",
     "device_plugin_options",
     "device_plugin_version",
+    "fullname",
     "isolation",
+    "plugin_daemonset",
     "pods_share_request",
     "resolve_options",
     "resolve_pool",
@@ -116,6 +121,12 @@ class DevicePluginSettings(IntentModel):
         default=None,
         description="Namespace of the release (default nvidia-device-plugin, as upstream installs it); not default.",
     )
+    release_name: DnsLabel | None = Field(
+        default=None,
+        description="Name of the Helm release (default nvdp, as upstream's README installs it); import reads it from "
+        "the release's app.kubernetes.io/instance label. A second release under another name would run a second "
+        "plugin on every node.",
+    )
     runtime_class_name: DnsLabel | None = Field(
         default=None,
         description="The RuntimeClass the plugin pods run with (the chart's runtimeClassName), where the NVIDIA "
@@ -131,6 +142,7 @@ class DevicePluginOptions(BackendOptions):
     release: DevicePluginVersion = NEWEST_DEVICE_PLUGIN
     namespace: str = DEVICE_PLUGIN_NAMESPACE
     runtime_class_name: str | None = None
+    release_name: str = DEVICE_PLUGIN_RELEASE
 
 
 def resolve_options(report: Report, setting: Setting) -> DevicePluginOptions:
@@ -147,11 +159,28 @@ def resolve_options(report: Report, setting: Setting) -> DevicePluginOptions:
             f"use its own namespace, e.g. {DEVICE_PLUGIN_NAMESPACE}",
         )
     runtime_class, _ = setting("device_plugin", "runtime_class_name")
-    return DevicePluginOptions(release, namespace, runtime_class)
+    release_name, _ = setting("device_plugin", "release_name")
+    return DevicePluginOptions(release, namespace, runtime_class, release_name or DEVICE_PLUGIN_RELEASE)
 
 
 def device_plugin_options(cluster: Cluster) -> DevicePluginOptions:
     return cluster.options(DevicePluginOptions)
+
+
+def fullname(release: str) -> str:
+    """The chart's object names (``_helpers.tpl:14-25``): the release name when it holds the chart's, else
+    ``<release>-<chart>``."""
+    return release if DEVICE_PLUGIN_CHART in release else f"{release}-{DEVICE_PLUGIN_CHART}"
+
+
+def plugin_daemonset(cluster: Cluster) -> str:
+    """The plugin's DaemonSet (``daemonset-device-plugin.yml:20``)."""
+    return fullname(device_plugin_options(cluster).release_name)
+
+
+def chart_configmap(cluster: Cluster) -> str:
+    """The ConfigMap the chart renders from ``config.map`` (``_helpers.tpl:237-248``)."""
+    return f"{plugin_daemonset(cluster)}-configs"
 
 
 def device_plugin_version(cluster: Cluster) -> str:

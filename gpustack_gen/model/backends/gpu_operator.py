@@ -96,7 +96,15 @@ def resolve_pool(cluster: ClusterSpec, pool: NodePool, path: PathKey, report: Re
 
 
 def check_pool(cluster: Cluster, pool: Pool, origin: PoolOrigin, strategy_path: PathKey, report: Report) -> None:
-    """The device plugin's pool rules are every backend's (model/checks.py)."""
+    """MPS comes with the Operator's device plugin from v24.3.0; the device plugin's other pool rules are every
+    backend's (model/checks.py)."""
+    release = cluster.operator.release
+    if pool.sharing.strategy == "mps" and not release.has_mps:
+        report.error(
+            strategy_path,
+            f"MPS needs GPU Operator v24.3.0 or newer (pinned: {release.version})",
+            "pin operator.version to v24.3.0 or newer, or use time-slicing",
+        )
 
 
 def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:

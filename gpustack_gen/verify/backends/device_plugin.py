@@ -29,13 +29,17 @@ from ...compile.artifact import DEVICE_PLUGIN_LABEL
 from ...compile.backends.device_plugin.values import (
     GPU_NODE_TERMS,
     GPU_PRESENT_LABEL,
-    PLUGIN_DAEMONSET,
     device_plugin_release,
-    fullname,
 )
 from ...errors import Severity
 from ...k8s_state import DaemonSet
-from ...model.backends.device_plugin import NAME, SWITCH_LABEL, device_plugin_options
+from ...model.backends.device_plugin import (
+    NAME,
+    SWITCH_LABEL,
+    chart_configmap,
+    device_plugin_options,
+    plugin_daemonset,
+)
 from ...model.backends.nvidia_plugin import RESOURCE_GPU, RESOURCE_GPU_SHARED
 from ...model.fleet import DEFAULT_DEVICE_PLUGIN_KEY
 from ...shell import command
@@ -70,9 +74,11 @@ __all__ = [
 NAME_LABEL = "app.kubernetes.io/name"
 PLUGIN_CONTAINER = "nvidia-device-plugin-ctr"  # daemonset-device-plugin.yml; GFD's is gpu-feature-discovery-ctr
 INIT_CONTAINER = "nvidia-device-plugin-init"  # the config-manager, ONESHOT (daemonset-device-plugin.yml:60-96)
-CONFIGMAP = f"{fullname(DEVICE_PLUGIN_RELEASE)}-configs"  # _helpers.tpl:237-248
 REGISTRATION_PARTS: tuple[str, ...] = ()  # the node's allocatable is the whole record
 _MAX_CAUSES = 3
+RELEASE_FILE = (
+    f"{DEVICE_PLUGIN_RELEASE}.json"  # what verify --from reads the chart's objects from, whatever the release's name
+)
 
 
 def state_parts(cluster: Cluster) -> tuple[StatePart, ...]:
@@ -82,7 +88,7 @@ def state_parts(cluster: Cluster) -> tuple[StatePart, ...]:
     return (
         StatePart("configmaps", "configmaps.json", ("ConfigMap",), None, selector, all_namespaces=True),
         StatePart(
-            "release", f"{DEVICE_PLUGIN_RELEASE}.json", ("DaemonSet", "Deployment", "Pod"), None, selector,
+            "release", RELEASE_FILE, ("DaemonSet", "Deployment", "Pod"), None, selector,
             all_namespaces=True,
         ),
     )  # fmt: skip
@@ -102,7 +108,9 @@ def registration(view: NodeView) -> Registration | None:
 
 
 def rollout_role(rollout: str) -> str:
-    if rollout.removeprefix("daemonset/") == PLUGIN_DAEMONSET:
+    # The release's DaemonSets are named after it and the chart (_helpers.tpl:14-25); GFD's and MPS's add a suffix.
+    name = rollout.removeprefix("daemonset/")
+    if DEVICE_PLUGIN_CHART in name and not name.endswith(("-gpu-feature-discovery", "-mps-control-daemon")):
         return f"the standalone device plugin advertises {RESOURCE_GPU}: without it a GPU node advertises 0"
     return ""
 
@@ -172,7 +180,13 @@ def not_advertised_causes(view: NodeView) -> tuple[str, ...]:
     if registered and not ranked:
         ranked[7] = (
             f"capacity {registered}, allocatable 0: the plugin registered and then went away (restarting or crashing); "
-            + commands.pods_on(cluster, namespace, view.node.name, "-l", f"{RELEASE_LABEL}={DEVICE_PLUGIN_RELEASE}")
+            + commands.pods_on(
+                cluster,
+                namespace,
+                view.node.name,
+                "-l",
+                f"{RELEASE_LABEL}={device_plugin_options(cluster).release_name}",
+            )
         )
     return tuple(ranked[rank] for rank in sorted(ranked))[:_MAX_CAUSES]
 
@@ -197,14 +211,14 @@ def capacity_causes(view: NodeView, resource: str, actual: int) -> tuple[str, ..
     held = _per_node(view, pod, key, resource)
     if held is not None and held == actual != expected:
         causes.append(
-            f"ConfigMap {CONFIGMAP} key {key} gives {held} per node: the release's config.map is not the render's; "
+            f"ConfigMap {chart_configmap(view.expected.cluster)} key {key} gives {held} per node: the release's config.map is not the render's; "
             f"{_values_file(view)}"
         )
     elif held == expected:
         namespace = (pod.namespace if pod is not None else None) or device_plugin_options(cluster).namespace
-        restart = commands.run(cluster, "rollout", "restart", "-n", namespace, f"daemonset/{PLUGIN_DAEMONSET}")
+        restart = commands.run(cluster, "rollout", "restart", "-n", namespace, f"daemonset/{plugin_daemonset(cluster)}")
         causes.append(
-            f"the plugin has not restarted since ConfigMap {CONFIGMAP} changed (it reads key {key} only when it "
+            f"the plugin has not restarted since ConfigMap {chart_configmap(view.expected.cluster)} changed (it reads key {key} only when it "
             f"starts, and an edit of the ConfigMap outside helm does not roll the pods); {restart}"
         )
     else:
@@ -221,9 +235,12 @@ def plugin_pod(view: NodeView) -> Pod | None:
     pods = [
         pod
         for pod in view.state.release_pods_on(view.node.name)
-        if pod.owner == PLUGIN_DAEMONSET or any(c.name == PLUGIN_CONTAINER for c in pod.containers)
+        if pod.owner == plugin_daemonset(view.expected.cluster)
+        or any(c.name == PLUGIN_CONTAINER for c in pod.containers)
     ]
-    pods.sort(key=lambda pod: pod.labels.get(RELEASE_LABEL) != DEVICE_PLUGIN_RELEASE)
+    pods.sort(
+        key=lambda pod: pod.labels.get(RELEASE_LABEL) != device_plugin_options(view.expected.cluster).release_name
+    )
     return pods[0] if pods else None
 
 
@@ -289,7 +306,7 @@ def _nvml_cause(view: NodeView) -> str:
 def _configmap(view: NodeView, pod: Pod | None) -> ConfigMap | None:
     """The chart's ConfigMap: in the plugin pod's namespace, else in the fleet's."""
     namespace = (pod.namespace if pod is not None else None) or device_plugin_options(view.expected.cluster).namespace
-    return view.state.configmap(namespace, CONFIGMAP)
+    return view.state.configmap(namespace, chart_configmap(view.expected.cluster))
 
 
 def _missing_key(view: NodeView, pod: Pod | None) -> str | None:
@@ -301,7 +318,7 @@ def _missing_key(view: NodeView, pod: Pod | None) -> str | None:
     configmap = _configmap(view, pod)
     if configmap is None:
         return (
-            f"ConfigMap {CONFIGMAP} is missing: the release renders no config.map, so the plugin runs one config on "
+            f"ConfigMap {chart_configmap(view.expected.cluster)} is missing: the release renders no config.map, so the plugin runs one config on "
             f"every node; upgrade the release with {_values_file(view)}"
         )
     if key in configmap.data:
@@ -314,14 +331,14 @@ def _missing_key(view: NodeView, pod: Pod | None) -> str | None:
         else f"upgrade the release with {_values_file(view)}"
     )
     return (
-        f"{where} names key {key}, missing from ConfigMap {CONFIGMAP} (keys: {keys}): the config-manager exits "
+        f"{where} names key {key}, missing from ConfigMap {chart_configmap(view.expected.cluster)} (keys: {keys}): the config-manager exits "
         f'("specified config {key} does not exist") and the plugin never starts; {fix}'
     )
 
 
 def _missing_key_usual(view: NodeView) -> str:
     return (
-        f"the node's {DEVICE_PLUGIN_LABEL} label names a key missing from ConfigMap {CONFIGMAP}: init container "
+        f"the node's {DEVICE_PLUGIN_LABEL} label names a key missing from ConfigMap {chart_configmap(view.expected.cluster)}: init container "
         f'{INIT_CONTAINER} exits ("specified config X does not exist")'
     )
 
@@ -334,7 +351,7 @@ def _no_pod_cause(view: NodeView) -> str:
         (
             o.namespace
             for o in view.state.release or ()
-            if isinstance(o, DaemonSet) and o.name == PLUGIN_DAEMONSET and o.namespace
+            if isinstance(o, DaemonSet) and o.name == plugin_daemonset(cluster) and o.namespace
         ),
         device_plugin_options(cluster).namespace,
     )
@@ -352,7 +369,7 @@ def _no_pod_cause(view: NodeView) -> str:
         )
     return (
         f"no plugin pod on the node though its labels match the chart's affinity: a taint it does not tolerate, or "
-        f"the DaemonSet cannot create it; {commands.describe(cluster, namespace, 'daemonset', PLUGIN_DAEMONSET)}"
+        f"the DaemonSet cannot create it; {commands.describe(cluster, namespace, 'daemonset', plugin_daemonset(cluster))}"
     )
 
 

@@ -6,6 +6,8 @@
   an index out of range (``util/jsonpath/jsonpath.go`` evalArray: "array index out of bounds"), a slice
   ``[a:b]`` is clamped, several results are joined by spaces.
 * ``--field-selector spec.nodeName=N`` lists the pods bound to N (``spec.nodeName=`` the unbound ones).
+* ``--selector app.kubernetes.io/name=nvidia-device-plugin,app.kubernetes.io/instance=R`` lists the standalone
+  chart's pods: one per node its DaemonSet places on (the chart's pod labels, ``_helpers.tpl:61-79``).
 * Bash: ``$(...)`` is replaced by the command's stdout; unquoted, it splits into words.
 """
 
@@ -86,6 +88,8 @@ def output(cluster: Cluster, words: list[str]) -> str:
                 raise SimulationError("error: error executing jsonpath: array index out of bounds")
             return names[first]
         return " ".join(names[first : int(match.group(2))])
+    if words[:3] == ["kubectl", "get", "pods"] and _option(words, "--selector"):
+        return _standalone_pods(cluster, _option(words, "--selector") or "", _option(words, "-o"))
     if words[:3] == ["kubectl", "get", "pods"]:
         field = _option(words, "--field-selector") or ""
         form = _option(words, "-o") or ""
@@ -139,3 +143,16 @@ def objects(cluster: Cluster) -> dict[str, Any]:
             }
         )
     return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
+def _standalone_pods(cluster: Cluster, selector: str, form: str | None) -> str:
+    release = cluster.standalone
+    labels = {"app.kubernetes.io/name": "nvidia-device-plugin"}
+    if release is not None:
+        labels["app.kubernetes.io/instance"] = release.name
+    if form != "name" or not selector_matches(selector, labels) or "app.kubernetes.io/instance" not in selector:
+        raise SimulationError(f"the model cannot list pods by {selector!r} as {form!r}")
+    if release is None:
+        return ""
+    placed = sorted(n.name for n in cluster.nodes.values() if release.schedules_on(n.labels))
+    return "".join(f"pod/{release.daemonset}-{name}\n" for name in placed)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ....model.backends.device_plugin import NAME, device_plugin_options
+from ....model.backends.device_plugin import plugin_daemonset as daemonset_name
 from ....model.fleet import Cluster, Pool, Workload
 from ...artifact import Artifact
 from ...config_names import config_names
@@ -17,7 +18,7 @@ from ...node_labels import node_labels
 from ...node_labels import pool_labels as _pool_labels
 from ...pod_spec import limits_values as workload_values
 from ...releases import ChartRelease
-from .values import GPU_PRESENT_LABEL, MPS_CAPABLE_LABEL, PLUGIN_DAEMONSET, device_plugin_release, values_artifact
+from .values import GPU_PRESENT_LABEL, MPS_CAPABLE_LABEL, device_plugin_release, values_artifact
 
 __all__ = [
     "INSTALLS_OPERATOR",
@@ -80,7 +81,7 @@ def releases(cluster: Cluster) -> tuple[ChartRelease, ...]:
 
 
 def plugin_daemonset(cluster: Cluster) -> tuple[str, str]:
-    return namespace(cluster), PLUGIN_DAEMONSET
+    return namespace(cluster), daemonset_name(cluster)
 
 
 def workload_notes(cluster: Cluster, workload: Workload) -> tuple[str, ...]:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ....model.backends.device_plugin import SWITCH_LABEL, device_plugin_options
+from ....model.backends.device_plugin import SWITCH_LABEL, device_plugin_options, plugin_daemonset
 from ....model.fleet import DEFAULT_DEVICE_PLUGIN_KEY, Cluster
 from ....shell import lines_in
 from ....versions.device_plugin import (
     DEVICE_PLUGIN_CHART,
-    DEVICE_PLUGIN_RELEASE,
     DEVICE_PLUGIN_REPOSITORY,
     DEVICE_PLUGIN_REPOSITORY_NAME,
 )
@@ -43,14 +42,6 @@ CHART_TOLERATIONS: tuple[dict[str, str], ...] = (
 # hook (README.md:308-330); the CDI strategies need the NVIDIA runtime as a non-default runtime and a RuntimeClass
 # (docs/cdi.md:14-34), which the move to the GPU Operator sets up instead.
 DEVICE_LIST_STRATEGY = "envvar"
-
-
-def fullname(release: str) -> str:
-    """``_helpers.tpl:14-25``: the release name when it holds the chart's, else ``<release>-<chart>``."""
-    return release if DEVICE_PLUGIN_CHART in release else f"{release}-{DEVICE_PLUGIN_CHART}"
-
-
-PLUGIN_DAEMONSET = fullname(DEVICE_PLUGIN_RELEASE)  # daemonset-device-plugin.yml:20
 
 
 def affinity() -> dict[str, Any]:
@@ -93,7 +84,7 @@ def device_plugin_values(cluster: Cluster) -> dict[str, Any]:
 def device_plugin_release(cluster: Cluster) -> ChartRelease:
     options = device_plugin_options(cluster)
     return ChartRelease(
-        name=DEVICE_PLUGIN_RELEASE,
+        name=options.release_name,
         chart=DEVICE_PLUGIN_CHART,
         repository_name=DEVICE_PLUGIN_REPOSITORY_NAME,
         repository_url=DEVICE_PLUGIN_REPOSITORY,
@@ -101,7 +92,7 @@ def device_plugin_release(cluster: Cluster) -> ChartRelease:
         namespace=options.namespace,
         values_file=VALUES_FILE,
         values=device_plugin_values(cluster),
-        rollouts=(f"daemonset/{PLUGIN_DAEMONSET}",),
+        rollouts=(f"daemonset/{plugin_daemonset(cluster)}",),
     )
 
 

@@ -5,7 +5,7 @@ deletes the first's socket and takes it, and either one stopping removes the soc
 (k8s-device-plugin@v0.20.0 ``internal/plugin/server.go:103-107,163-179``; ``../shared/research/
 standalone-plugin.md`` §5). So no node may run both, and a node switches while it is cordoned and empty:
 
-1. every pool's nodes get ``nvidia.com/gpu.deploy.device-plugin=false`` before the Operator is installed: the
+1. every node gets ``nvidia.com/gpu.deploy.device-plugin=false`` before the Operator is installed: the
    Operator adds its state labels only where the key is absent (gpu-operator@v25.3.3
    ``controllers/state_manager.go:380``; v26.7.0 keeps a non-empty value, ``:470-482``), so its device plugin
    starts nowhere while its driver validation, toolkit, GFD and DCGM deploy;
@@ -14,7 +14,9 @@ standalone-plugin.md`` §5). So no node may run both, and a node switches while 
    node affinity requires it not to be ``off``, so the DaemonSet controller deletes the pod there), wait until
    the batch advertises no GPU, ``deploy.device-plugin=true`` with the pool's labels, wait for its GPUs,
    uncordon: outside the drained batch every node keeps one plugin;
-4. ``helm uninstall`` of the standalone release once no node uses it, and the off switch removed.
+4. a check that no standalone plugin pod is left (a GPU node outside every pool), ``helm uninstall`` of the
+   release, and the off switch removed. Each pool's node-group template gets the switch labels once the
+   Operator runs, so a node born meanwhile has the Operator's plugin only.
 
 The move back is refused: it would hand the GPUs back to the host's own runtime hook, the setup whose
 Kubernetes upgrade lost them.
@@ -100,21 +102,18 @@ def _to_operator(change: ClusterChange) -> list[Step]:
     old, new = change.both
     (release,) = backend_of(old).releases(old)
     pools = steps.pools_with_nodes(list(new.pools))
-    # A node an autoscaler adds during the move is born on the Operator's plugin only.
-    during = {SWITCH_LABEL: "off", DEPLOY_LABEL: "true"}
-    plan: list[Step] = [steps.node_group(change, pool, ID, Phase.NODE_GROUPS, during=during) for pool in pools]
-    plan += [
-        steps.label_nodes(
-            pool,
-            {DEPLOY_LABEL: "false"},
-            "before the Operator exists: it adds its state labels only where the key is absent, so its device "
-            "plugin starts on none of these nodes while the standalone one serves them",
+    plan: list[Step] = [
+        Step(
+            Action.LABEL_NODES,
+            commands.label_unlabelled_nodes(DEPLOY_LABEL, "false"),
+            commands.every_node_labelled(DEPLOY_LABEL),
+            f"every node, in a pool or not, gets {DEPLOY_LABEL}=false before the Operator exists: it adds its state "
+            "labels only where the key is absent, so its device plugin starts on no node the standalone one may "
+            "serve (its NFD labels every NVIDIA node, which the standalone chart's affinity also matches)",
+            None,
             ID,
             Phase.FIRST_LABELS,
-        )
-        for pool in pools
-    ]
-    plan += [
+        ),
         steps.apply_configmaps(change, new, "create the Operator's namespace and the device-plugin ConfigMap", ID),
         steps.operator(
             change,
@@ -132,6 +131,17 @@ def _to_operator(change: ClusterChange) -> list[Step]:
     for pool in pools:
         plan += _pool(change, pool)
     plan += [
+        Step(
+            Action.CHECK,
+            commands.release_pods_left(release.chart, release.name),
+            None,
+            "no node may still need the standalone plugin: this lists what is left of it, on nodes outside every "
+            f"pool; add such a node to a pool (or drain it and switch it as the plan did: {SWITCH_LABEL}=off, then "
+            f"{DEPLOY_LABEL}=true) before the uninstall",
+            None,
+            ID,
+            Phase.FINISH,
+        ),
         Step(
             Action.BACKEND,
             release.uninstall_command(),
@@ -166,7 +176,11 @@ def _pool(change: ClusterChange, pool: Pool) -> list[Step]:
     old, new = change.both
     before = change.old_pools[pool.name]
     gone = {resource: 0 for resource in old.resources_per_node(before)}
+    # Once the Operator runs: a node born from the template meanwhile gets the Operator's plugin only (an autoscaler,
+    # or Karpenter replacing drifted nodes, would otherwise bring nodes no plugin serves yet).
+    during = {SWITCH_LABEL: "off", DEPLOY_LABEL: "true"}
     plan = [
+        steps.node_group(change, pool, ID, Phase.LABELS, during=during),
         steps.drain_preflight(pool, ID, Phase.LABELS),
         steps.mark_pool(change, pool, ID, Phase.LABELS),
     ]
