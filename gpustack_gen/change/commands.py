@@ -514,6 +514,13 @@ def every_node_labelled(label: str) -> Script:
     return PrintsNothing(kubectl("get", "nodes", "--selector", f"!{label}", "-o", "name"))
 
 
+def release_pods_on(batch: Pool, index: int, chart: str, release: str) -> Script:
+    """Fails while a pod of Helm release ``release`` of ``chart`` is still on the ``index``-th node of the batch."""
+    selector = f"app.kubernetes.io/name={chart},app.kubernetes.io/instance={release}"
+    listing = kubectl("get", "pods", "--all-namespaces", "--selector", selector, "--field-selector", "-o", "name")
+    return PrintsNothing(Spliced(listing, 7, _node_names(selector_text(batch), str(index)), "spec.nodeName="))
+
+
 def release_pods_left(chart: str, release: str) -> Script:
     """Fails while a pod of Helm release ``release`` of ``chart`` runs anywhere (the chart's pod labels,
     app.kubernetes.io/name and instance)."""

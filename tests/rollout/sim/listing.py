@@ -89,7 +89,9 @@ def output(cluster: Cluster, words: list[str]) -> str:
             return names[first]
         return " ".join(names[first : int(match.group(2))])
     if words[:3] == ["kubectl", "get", "pods"] and _option(words, "--selector"):
-        return _standalone_pods(cluster, _option(words, "--selector") or "", _option(words, "-o"))
+        field = _option(words, "--field-selector")
+        node = field.removeprefix("spec.nodeName=") if field is not None else None
+        return _standalone_pods(cluster, _option(words, "--selector") or "", _option(words, "-o"), node)
     if words[:3] == ["kubectl", "get", "pods"]:
         field = _option(words, "--field-selector") or ""
         form = _option(words, "-o") or ""
@@ -145,7 +147,8 @@ def objects(cluster: Cluster) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "List", "items": items}
 
 
-def _standalone_pods(cluster: Cluster, selector: str, form: str | None) -> str:
+def _standalone_pods(cluster: Cluster, selector: str, form: str | None, node: str | None) -> str:
+    """``node``: only the pod bound to that node (``--field-selector spec.nodeName=``)."""
     release = cluster.standalone
     labels = {"app.kubernetes.io/name": "nvidia-device-plugin"}
     if release is not None:
@@ -154,5 +157,5 @@ def _standalone_pods(cluster: Cluster, selector: str, form: str | None) -> str:
         raise SimulationError(f"the model cannot list pods by {selector!r} as {form!r}")
     if release is None:
         return ""
-    placed = sorted(n.name for n in cluster.nodes.values() if release.schedules_on(n.labels))
+    placed = sorted(n.name for n in cluster.nodes.values() if release.schedules_on(n.labels) and node in (None, n.name))
     return "".join(f"pod/{release.daemonset}-{name}\n" for name in placed)

@@ -32,6 +32,7 @@ from .....compile.operator import operand_daemonsets
 from .....model.backends import device_plugin, gpu_operator
 from .....model.backends.device_plugin import SWITCH_LABEL
 from .....model.fleet import Pool
+from .....shell import all_of
 from .... import commands, steps
 from ....context import ClusterChange
 from ....model import Action, Finding, Level, Outcome, Phase, Step
@@ -174,8 +175,7 @@ def _pool(change: ClusterChange, pool: Pool) -> list[Step]:
     """The pool's batches, each drained, switched and uncordoned before the next (the pool's workloads ask the
     same resources of either plugin, so they run on the nodes not yet switched)."""
     old, new = change.both
-    before = change.old_pools[pool.name]
-    gone = {resource: 0 for resource in old.resources_per_node(before)}
+    (release,) = backend_of(old).releases(old)
     # Once the Operator runs: a node born from the template meanwhile gets the Operator's plugin only (an autoscaler,
     # or Karpenter replacing drifted nodes, would otherwise bring nodes no plugin serves yet).
     during = {SWITCH_LABEL: "off", DEPLOY_LABEL: "true"}
@@ -194,10 +194,14 @@ def _pool(change: ClusterChange, pool: Pool) -> list[Step]:
         plan += [
             dataclasses.replace(
                 switched,
-                verify=commands.wait_allocatable(batch, gone),
+                verify=all_of(
+                    *(commands.release_pods_on(batch, index, release.chart, release.name) for index in range(size))
+                ),
                 reason=switched.reason
-                + ": the chart's node affinity no longer holds there, so its pod goes; the check waits until the "
-                "batch advertises no GPU (the Operator's plugin must not start beside it)",
+                + ": the chart's node affinity no longer holds there, so the DaemonSet controller deletes its pod; the "
+                "check fails while a pod of the release is still on the batch (run it again while the pod terminates, "
+                "up to its 30 s grace period): the Operator's plugin must not start beside it, the two share the "
+                "kubelet socket",
             ),
             steps.label_nodes(
                 batch,
