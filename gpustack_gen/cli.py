@@ -482,7 +482,7 @@ def blockers(selector: str, budgets: str | None, bare_pods: bool) -> None:
             ]
         if bare_pods:
             found += [f"pod {p} has no controller" for p in bare_gpu_pods(listing, nodes)]
-    except (ValueError, TypeError, AttributeError) as exc:  # JSONDecodeError and ListingError are ValueErrors
+    except ValueError as exc:  # JSONDecodeError and ListingError are ValueErrors
         _echo(f"error: {exc}; pipe kubectl get nodes,pods,pdb --all-namespaces -o json", err=True)
         sys.exit(ExitCode.INVALID)
     if found:

@@ -53,6 +53,15 @@ def _items(listing: Any, kind: str) -> Iterator[Mapping[str, Any]]:
             yield item
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """``value`` where the listing has an object there, else empty: a field of the wrong type holds nothing."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _meta(item: Mapping[str, Any]) -> Mapping[str, Any]:
     meta = item.get("metadata")
     return meta if isinstance(meta, Mapping) else {}
@@ -81,24 +90,24 @@ def _pods_on(listing: Any, nodes: set[str | None] | set[str]) -> list[Mapping[st
     return [
         pod
         for pod in _items(listing, "Pod")
-        if (pod.get("spec") or {}).get("nodeName") in nodes
-        and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+        if _mapping(pod.get("spec")).get("nodeName") in nodes
+        and _mapping(pod.get("status")).get("phase") not in ("Succeeded", "Failed")
     ]
 
 
 def _controller(pod: Mapping[str, Any]) -> str | None:
-    for owner in _meta(pod).get("ownerReferences") or []:
+    for owner in _list(_meta(pod).get("ownerReferences")):
         if isinstance(owner, Mapping) and owner.get("controller"):
             return str(owner.get("kind"))
     return None
 
 
 def _uses_gpus(pod: Mapping[str, Any]) -> bool:
-    containers = (pod.get("spec") or {}).get("containers") or []
+    containers = _list(_mapping(pod.get("spec")).get("containers"))
     for container in containers:
-        resources = container.get("resources") or {} if isinstance(container, Mapping) else {}
+        resources = _mapping(_mapping(container).get("resources"))
         for part in ("requests", "limits"):
-            if any(str(name).startswith(GPU_RESOURCE_PREFIX) for name in resources.get(part) or {}):
+            if any(str(name).startswith(GPU_RESOURCE_PREFIX) for name in _mapping(resources.get(part))):
                 return True
     return False
 
@@ -108,10 +117,13 @@ def _matches(selector: Any, labels: Mapping[str, Any]) -> bool:
     (policy/v1 PodDisruptionBudget)."""
     if not isinstance(selector, Mapping):
         return False
-    if any(labels.get(k) != v for k, v in (selector.get("matchLabels") or {}).items()):
+    if any(labels.get(k) != v for k, v in _mapping(selector.get("matchLabels")).items()):
         return False
-    for expression in selector.get("matchExpressions") or []:
-        key, operator, values = expression.get("key"), expression.get("operator"), expression.get("values") or []
+    for expression in _list(selector.get("matchExpressions")):
+        expression = _mapping(expression)
+        key, operator, values = expression.get("key"), expression.get("operator"), _list(expression.get("values"))
+        if not isinstance(key, str):
+            return False
         present = key in labels
         if operator == "In" and not (present and labels[key] in values):
             return False
@@ -125,7 +137,7 @@ def _matches(selector: Any, labels: Mapping[str, Any]) -> bool:
 
 
 def _allowed(budget: Mapping[str, Any]) -> int:
-    value = (budget.get("status") or {}).get("disruptionsAllowed") or 0
+    value = _mapping(budget.get("status")).get("disruptionsAllowed") or 0
     if not isinstance(value, int) or isinstance(value, bool):
         raise ListingError(
             f"PodDisruptionBudget {_name(budget)}: status.disruptionsAllowed {value!r} is not an integer"
@@ -144,7 +156,7 @@ def blocking_budgets(listing: Any, selector: Mapping[str, str], *, whole_pool: b
             pod
             for pod in pods
             if _meta(pod).get("namespace") == namespace
-            and _matches((budget.get("spec") or {}).get("selector"), _labels(pod))
+            and _matches(_mapping(budget.get("spec")).get("selector"), _labels(pod))
         ]
         if not covered:
             continue

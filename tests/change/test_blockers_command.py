@@ -109,3 +109,22 @@ def test_names_from_the_cluster_are_printed_inert() -> None:
     result = _run(["--selector", "pool=a", "--bare-pods"], json.dumps(_listing(pod)))
     assert result.exit_code == 1
     assert "\x1b" not in result.output and "\\x1b" in result.output
+
+
+WRONG_TYPES = [
+    {"kind": "Pod", "metadata": {"namespace": "ml", "name": "p", "ownerReferences": "x"}, "spec": ["a-0"]},
+    {"kind": "Pod", "metadata": ["m"], "spec": {"nodeName": "a-0", "containers": "c"}, "status": 3},
+    {"kind": "Pod", "metadata": {"name": "q"}, "spec": {"nodeName": "a-0", "containers": [{"resources": []}]}},
+    {"kind": "PodDisruptionBudget", "metadata": {"namespace": "ml"}, "spec": {"selector": {"matchExpressions": [1]}}},
+    {"kind": "PodDisruptionBudget", "metadata": {"namespace": "ml"}, "spec": [], "status": []},
+]
+
+
+@pytest.mark.parametrize("item", WRONG_TYPES, ids=range(len(WRONG_TYPES)))
+def test_fields_of_the_wrong_type_hold_nothing_and_never_crash(item: dict[str, Any]) -> None:
+    """A listing kubectl would never print, field by field: read as empty there (exit 0 or 1), never a traceback."""
+    result = _run(
+        ["--selector", "pool=a", "--budgets", "whole-pool", "--bare-pods"], json.dumps(_listing(*TWO_PODS, item))
+    )
+    assert result.exit_code in (0, 1), result.output
+    assert "Traceback" not in result.output

@@ -40,6 +40,9 @@ from ....model import Action, Finding, Level, Outcome, Phase, Step
 ID = "device-plugin-move"
 LEVEL = Level.DISRUPTIVE
 DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
+# What a pool's node-group template carries while the move runs, set once the Operator runs: a node born meanwhile
+# (an autoscaler's, or Karpenter replacing drifted nodes) gets the Operator's plugin only, never none or both.
+DURING = {SWITCH_LABEL: "off", DEPLOY_LABEL: "true"}
 
 
 def outcomes(change: ClusterChange) -> Iterator[Outcome]:
@@ -129,8 +132,9 @@ def _to_operator(change: ClusterChange) -> list[Step]:
             ID,
         ),
     ]
-    for pool in pools:
-        plan += _pool(change, pool)
+    for pool in new.pools:
+        # A pool at 0 nodes still has a template: an autoscaler may bring a node from it during the move.
+        plan += _pool(change, pool) if pool.nodes else [steps.node_group(change, pool, ID, Phase.LABELS, during=DURING)]
     plan += [
         Step(
             Action.CHECK,
@@ -176,11 +180,8 @@ def _pool(change: ClusterChange, pool: Pool) -> list[Step]:
     same resources of either plugin, so they run on the nodes not yet switched)."""
     old, new = change.both
     (release,) = backend_of(old).releases(old)
-    # Once the Operator runs: a node born from the template meanwhile gets the Operator's plugin only (an autoscaler,
-    # or Karpenter replacing drifted nodes, would otherwise bring nodes no plugin serves yet).
-    during = {SWITCH_LABEL: "off", DEPLOY_LABEL: "true"}
     plan = [
-        steps.node_group(change, pool, ID, Phase.LABELS, during=during),
+        steps.node_group(change, pool, ID, Phase.LABELS, during=DURING),
         steps.drain_preflight(pool, ID, Phase.LABELS),
         steps.mark_pool(change, pool, ID, Phase.LABELS),
     ]
