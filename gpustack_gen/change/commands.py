@@ -526,3 +526,22 @@ def release_pods_left(chart: str, release: str) -> Script:
     app.kubernetes.io/name and instance)."""
     selector = f"app.kubernetes.io/name={chart},app.kubernetes.io/instance={release}"
     return PrintsNothing(kubectl("get", "pods", "--all-namespaces", "--selector", selector, "-o", "name"))
+
+
+# Where the rendered affinity puts a node affinity term's second expression (compile/backends/device_plugin/values.py).
+SECOND_EXPRESSION_KEY = (
+    "{.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+    ".nodeSelectorTerms[0].matchExpressions[1].key}"
+)
+
+
+def wait_second_affinity_key(namespace: str, daemonset: str, key: str) -> Script:
+    """Passes once the DaemonSet's first node affinity term has ``key`` as its second expression."""
+    return kubectl(
+        "wait",
+        "-n",
+        namespace,
+        f"daemonset/{daemonset}",
+        f"--for=jsonpath={SECOND_EXPRESSION_KEY}={key}",
+        "--timeout=10s",
+    )

@@ -431,6 +431,7 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         lambda d: prod(d).update(backend="gpu-operator"),
         [("device-plugin-move", "disruptive", None)],
         [
+            "check",
             "apply-configmaps",
             "label-nodes",
             "operator",

@@ -200,3 +200,21 @@ def test_a_label_naming_no_key_keeps_the_standalone_plugin_from_starting(move: t
     assert node.nvdp.running and "does not exist" in node.nvdp.error  # the sidecar exits, the plugin keeps its config
     cluster.standalone_sync(node, restart=True)
     assert not node.nvdp.running and node.nvdp.error == "specified config missing does not exist"
+
+
+def test_the_plans_off_switch_check_fails_on_a_release_installed_without_it(move: tuple[Cluster, Shell]) -> None:
+    """An imported release has the chart's own affinity: the plan stops at its first step, before any node changes,
+    and passes once the release runs the rendered values (here the hand-written ones with the switch)."""
+    from gpustack_gen import load_fleet
+    from gpustack_gen.change import analyse
+
+    case = Path(__file__).resolve().parent.parent / "changes" / "device-plugin-to-gpu-operator"
+    old = load_fleet(case / "old.yaml").cluster(CONTEXT)
+    new = load_fleet(case / "new.yaml").cluster(CONTEXT)
+    first = analyse(old, new).steps[0]
+    assert "gpustack.io/standalone-plugin" in (first.command_text or "")
+    _, shell = move
+    with pytest.raises(SimulationError, match="timed out"):
+        shell.run(first.command_text or "")
+    shell.run(_nvdp("nvdp.yaml"))
+    shell.run(first.command_text or "")

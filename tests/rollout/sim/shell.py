@@ -413,6 +413,13 @@ class Shell:
             self._until(lambda: synced(name) and self._policy_ready(), timeout, f"{name} synced")
             return
         path, expected = _jsonpath_condition(condition)
+        if self.cluster.standalone is not None and f"daemonset/{self.cluster.standalone.daemonset}" in words:
+            self._until(
+                lambda: _standalone_field(self.cluster.standalone, path) == expected,
+                timeout,
+                f"the standalone plugin's DaemonSet {path}={expected}",
+            )
+            return
         env = re.fullmatch(r'\.spec\.template\.spec\.containers\[\*\]\.env\[\?\(@\.name=="(\w+)"\)\]\.value', path)
         if env is not None:
             (daemonset,) = (w for w in words if w in TEMPLATES)
@@ -578,6 +585,26 @@ def _set_value(assignment: str) -> dict[str, Any]:
     for key in reversed(path.split(".")):
         value = {key: value}
     return value  # type: ignore[no-any-return]
+
+
+def _standalone_field(release: Any, path: str) -> str | None:
+    """A field of the standalone chart's plugin DaemonSet: its pod template's affinity is the values' as given
+    (``templates/daemonset-device-plugin.yml:254-261``); the model reads the one path the plan waits on."""
+    match = re.fullmatch(
+        r"\.spec\.template\.spec\.affinity\.nodeAffinity\.requiredDuringSchedulingIgnoredDuringExecution"
+        r"\.nodeSelectorTerms\[(\d+)\]\.matchExpressions\[(\d+)\]\.key",
+        path,
+    )
+    if match is None:
+        raise SimulationError(f"the model cannot read the standalone DaemonSet's {path}")
+    required = ((release.values.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ) or {}
+    try:
+        term = required["nodeSelectorTerms"][int(match.group(1))]
+        return str(term["matchExpressions"][int(match.group(2))]["key"])
+    except (KeyError, IndexError, TypeError):
+        return None  # kubectl wait: the path does not exist (yet), it keeps waiting
 
 
 def _jsonpath_condition(condition: str) -> tuple[str, str]:

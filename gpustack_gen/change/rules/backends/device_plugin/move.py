@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from .....compile.backends import backend_of
 from .....compile.operator import operand_daemonsets
 from .....model.backends import device_plugin, gpu_operator
-from .....model.backends.device_plugin import SWITCH_LABEL
+from .....model.backends.device_plugin import SWITCH_LABEL, plugin_daemonset
 from .....model.fleet import Pool
 from .....shell import all_of
 from .... import commands, steps
@@ -107,6 +107,18 @@ def _to_operator(change: ClusterChange) -> list[Step]:
     (release,) = backend_of(old).releases(old)
     pools = steps.pools_with_nodes(list(new.pools))
     plan: list[Step] = [
+        Step(
+            Action.CHECK,
+            commands.wait_second_affinity_key(release.namespace, plugin_daemonset(old), SWITCH_LABEL),
+            None,
+            f"the running release has the off switch of the rendered values ({SWITCH_LABEL} in its node affinity): a "
+            "release installed otherwise (imported) does not, and switching a batch off would then do nothing; if "
+            "this fails, upgrade the release once with the old fleet's nvidia-device-plugin-values.yaml (it rolls "
+            "every plugin pod, one node at a time), then start again",
+            None,
+            ID,
+            Phase.CHECK,
+        ),
         Step(
             Action.LABEL_NODES,
             commands.label_unlabelled_nodes(DEPLOY_LABEL, "false"),
@@ -214,5 +226,5 @@ def _pool(change: ClusterChange, pool: Pool) -> list[Step]:
             dataclasses.replace(steps.allocatable(new, batch, ID), phase=Phase.LABELS),
             dataclasses.replace(steps.uncordon(batch, ID), phase=Phase.LABELS),
         ]
-    plan.append(dataclasses.replace(steps.unmark(pool, ID, Phase.LABELS), phase=Phase.LABELS))
+    plan.append(steps.unmark(pool, ID, Phase.LABELS))
     return plan
