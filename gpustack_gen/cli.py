@@ -463,7 +463,14 @@ def blockers(selector: str, budgets: str | None, bare_pods: bool) -> None:
     """Check what would stop a drain or a driver upgrade of the nodes SELECTOR matches: read `kubectl get
     nodes,pods,pdb --all-namespaces -o json` on stdin and exit 1 naming each blocker. plan runs it in the pre-flight
     of a drain (--budgets) and before a driver change (--bare-pods)."""
-    from .change.blockers import bare_gpu_pods, blocking_budgets, load_listing, parse_selector
+    from .change.blockers import (
+        ListingError,
+        SelectorError,
+        bare_gpu_pods,
+        blocking_budgets,
+        load_listing,
+        parse_selector,
+    )
 
     if budgets is None and not bare_pods:
         _echo("error: nothing to check: give --budgets or --bare-pods", err=True)
@@ -474,6 +481,10 @@ def blockers(selector: str, budgets: str | None, bare_pods: bool) -> None:
         sys.exit(ExitCode.INVALID)
     try:
         nodes = parse_selector(selector)
+    except SelectorError as exc:
+        _echo(f"error: --selector: {exc}", err=True)
+        sys.exit(ExitCode.INVALID)
+    try:
         listing = load_listing(text)
         found = []
         if budgets is not None:
@@ -482,7 +493,7 @@ def blockers(selector: str, budgets: str | None, bare_pods: bool) -> None:
             ]
         if bare_pods:
             found += [f"pod {p} has no controller" for p in bare_gpu_pods(listing, nodes)]
-    except ValueError as exc:  # JSONDecodeError and ListingError are ValueErrors
+    except (json.JSONDecodeError, ListingError) as exc:
         _echo(f"error: {exc}; pipe kubectl get nodes,pods,pdb --all-namespaces -o json", err=True)
         sys.exit(ExitCode.INVALID)
     if found:

@@ -37,11 +37,15 @@ def load_listing(text: str) -> Any:
         raise ListingError("nested too deep to be a kubectl listing") from None
 
 
+class SelectorError(ValueError):
+    """A --selector that is no ``key=value[,key=value]`` list."""
+
+
 def parse_selector(text: str) -> dict[str, str]:
     """A ``key=value,...`` node selector (the equality form the plans print)."""
     pairs = [item.split("=", 1) for item in text.split(",") if item]
     if not pairs or any(len(pair) != 2 or not pair[0] for pair in pairs):
-        raise ValueError(f"not a key=value[,key=value] selector: {text!r}")
+        raise SelectorError(f"not a key=value[,key=value] selector: {text!r}")
     return {key: value for key, value in pairs}
 
 
@@ -79,9 +83,10 @@ def _name(item: Mapping[str, Any]) -> str:
 
 def _selected_nodes(listing: Any, selector: Mapping[str, str]) -> set[str]:
     return {
-        str(_meta(node).get("name"))
+        _meta(node)["name"]
         for node in _items(listing, "Node")
-        if all(_labels(node).get(key) == value for key, value in selector.items())
+        if isinstance(_meta(node).get("name"), str)
+        and all(_labels(node).get(key) == value for key, value in selector.items())
     }
 
 
@@ -90,9 +95,14 @@ def _pods_on(listing: Any, nodes: set[str | None] | set[str]) -> list[Mapping[st
     return [
         pod
         for pod in _items(listing, "Pod")
-        if _mapping(pod.get("spec")).get("nodeName") in nodes
-        and _mapping(pod.get("status")).get("phase") not in ("Succeeded", "Failed")
+        if _node_name(pod) in nodes and _mapping(pod.get("status")).get("phase") not in ("Succeeded", "Failed")
     ]
+
+
+def _node_name(pod: Mapping[str, Any]) -> str | None:
+    """The node a pod is bound to; a name that is no string binds it nowhere kubectl would print."""
+    name = _mapping(pod.get("spec")).get("nodeName")
+    return name if isinstance(name, str) or name is None else ""
 
 
 def _controller(pod: Mapping[str, Any]) -> str | None:

@@ -118,17 +118,14 @@ def ignored_clusterpolicy_fields(cluster: Cluster) -> tuple[tuple[str, str], ...
 def argocd_application(cluster: Cluster) -> Artifact:
     backend_releases = backend_of(cluster).releases(cluster)
     if not backend_of(cluster).INSTALLS_OPERATOR:
-        return _releases_only(
-            cluster,
-            ARGOCD_FILE,
-            "argocd-application",
-            [_release_application(cluster, r) for r in backend_releases],
-            [
-                f"Argo CD Application {r.name}-{cluster.name}: chart {r.chart} {r.version} from {r.repository_url} "
-                f"with the values of {r.values_file} inline, sync wave {BACKEND_SYNC_WAVE} (after the Namespace)."
-                for r in backend_releases
-            ],
-        )
+        # A backend that installs no Operator (the hosts bring the driver): its own charts alone.
+        alone = [
+            f"Argo CD Application {r.name}-{cluster.name}: chart {r.chart} {r.version} from {r.repository_url} "
+            f"with the values of {r.values_file} inline, sync wave {BACKEND_SYNC_WAVE} (after the Namespace)."
+            for r in backend_releases
+        ]
+        applications = tuple(_release_application(cluster, r) for r in backend_releases)
+        return Artifact(ARGOCD_FILE, "argocd-application", applications, (*alone, *_manual_sync(cluster)))
     release = cluster.operator.release
     settings = cluster.delivery.argocd
     destination: dict[str, Any] = {"name": settings.name} if settings.name is not None else {"server": settings.server}
@@ -181,15 +178,6 @@ def _manual_sync(cluster: Cluster) -> list[str]:
     if cluster.delivery.argocd.automated:
         return []
     return ["Sync is manual: set delivery.argocd.syncPolicy.automated in the fleet file to sync on change."]
-
-
-def _releases_only(
-    cluster: Cluster, path: str, kind: str, documents: list[dict[str, Any]], notes: list[str]
-) -> Artifact:
-    """The wrapper of a backend that installs no GPU Operator (the hosts bring the driver): its own charts alone."""
-    if kind == "argocd-application":
-        notes += _manual_sync(cluster)
-    return Artifact(path, kind, tuple(documents), tuple(notes))
 
 
 def _sync_policy(cluster: Cluster) -> dict[str, Any]:
@@ -245,7 +233,7 @@ def flux_helmrelease(cluster: Cluster) -> Artifact:
             f"{r.chart} {r.version}, values of {r.values_file}); install and upgrade retried {REMEDIATION_RETRIES} times."
             for r in backend_of(cluster).releases(cluster)
         ]
-        return _releases_only(cluster, FLUX_FILE, "flux-helmrelease", documents, notes)
+        return Artifact(FLUX_FILE, "flux-helmrelease", tuple(documents), tuple(notes))
     release = cluster.operator.release
     settings = cluster.delivery.flux
     release_spec: dict[str, Any] = {

@@ -168,13 +168,14 @@ def _looks_like_mig(cm: ConfigMap) -> bool:
 def _disagreement(key: str, values_name: str, from_values: Any, from_policy: Any) -> Todo:
     """The TODO of a key the values file and the running ClusterPolicy disagree on: the ClusterPolicy's is taken."""
     return Todo(
-        f"{key}: {values_name} says {_short(from_values)} but the ClusterPolicy says "
-        f"{_short(from_policy)}; took the ClusterPolicy's (what runs now)",
+        f"{key}: {values_name} says {short_value(from_values)} but the ClusterPolicy says "
+        f"{short_value(from_policy)}; took the ClusterPolicy's (what runs now)",
         OPERATOR,
     )
 
 
-def _short(value: Any) -> str:
+def short_value(value: Any) -> str:
+    """A value as a TODO quotes it: one line, at most 60 characters."""
     text = one_line(value if isinstance(value, str) else json.dumps(value, sort_keys=False, default=str))
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -263,7 +264,7 @@ def recover_operator(inputs: Inputs, operator_version: str | None, groups: tuple
         else:
             todos.append(
                 Todo(
-                    f"mig.strategy {_short(strategy.value)} ({strategy.origin}) is not one the fleet model has "
+                    f"mig.strategy {short_value(strategy.value)} ({strategy.origin}) is not one the fleet model has "
                     "(single, mixed); left to the default, single",
                     OPERATOR,
                 )
@@ -276,7 +277,7 @@ def recover_operator(inputs: Inputs, operator_version: str | None, groups: tuple
             if setting.value:
                 todos.append(
                     Todo(
-                        f"{key}: {_short(setting.value)} ({setting.origin}) has no effect in GPU Operator "
+                        f"{key}: {short_value(setting.value)} ({setting.origin}) has no effect in GPU Operator "
                         f"{release.version}; not imported",
                         OPERATOR,
                     )
@@ -285,14 +286,14 @@ def recover_operator(inputs: Inputs, operator_version: str | None, groups: tuple
         setting = settings.get(key)
         if setting is not None and not isinstance(setting.value, bool):
             del settings[key]
-            todos.append(Todo(f"{key}: {_short(setting.value)} ({setting.origin}) is not a boolean", OPERATOR))
+            todos.append(Todo(f"{key}: {short_value(setting.value)} ({setting.origin}) is not a boolean", OPERATOR))
     version_setting = settings.get("driver.version")
     if version_setting is not None and (not isinstance(version_setting.value, str) or not version_setting.value):
         del settings["driver.version"]
         if version_setting.value not in ("", None):
             todos.append(
                 Todo(
-                    f"driver.version: {_short(version_setting.value)} ({version_setting.origin}) is not a string "
+                    f"driver.version: {short_value(version_setting.value)} ({version_setting.origin}) is not a string "
                     "(YAML read a number: quote it); not imported",
                     OPERATOR,
                 )
@@ -581,7 +582,9 @@ def _recover_upgrade_policy(inputs: Inputs, settings: dict[str, Setting], todos:
         if wrong_type or (kind is int and not 0 <= setting.value <= 100_000):
             expected = "a count from 0 to 100000" if kind is int else "a boolean"
             todos.append(
-                Todo(f"{key}: {_short(setting.value)} ({setting.origin}) is not {expected}; not imported", OPERATOR)
+                Todo(
+                    f"{key}: {short_value(setting.value)} ({setting.origin}) is not {expected}; not imported", OPERATOR
+                )
             )
             continue
         settings[key] = setting
@@ -606,7 +609,7 @@ def _upgrade_policy_not_kept(inputs: Inputs, upgrade: DriverUpgrade) -> list[Tod
         if found and value != ours:
             todos.append(
                 Todo(
-                    f"{name}: {path}: {_short(value)} is not imported; the fleet renders {_short(ours)}, which "
+                    f"{name}: {path}: {short_value(value)} is not imported; the fleet renders {short_value(ours)}, which "
                     "the plans rely on (the driver DaemonSet is OnDelete: without the controller no node takes a new "
                     "driver)"
                 )
@@ -691,7 +694,7 @@ def plugin_policy(config: Any) -> tuple[dict[str, Any] | None, list[str], list[s
         if full == RESOURCE_GPU:
             gpu_entries.append(resource)
         else:
-            others.append(_short(full))
+            others.append(short_value(full))
     if others:
         outside.append(f"{base}.resources for {', '.join(others)} (sharing MIG devices)")
     if len(gpu_entries) != 1:
@@ -706,26 +709,26 @@ def plugin_policy(config: Any) -> tuple[dict[str, Any] | None, list[str], list[s
         elif key not in ("name", "replicas"):
             outside.append(f"{base}.resources[].{key}")
     if not isinstance(replicas, int) or isinstance(replicas, bool):
-        outside.append(f"{base}.resources[].replicas {_short(replicas)} (not an integer)")
+        outside.append(f"{base}.resources[].replicas {short_value(replicas)} (not an integer)")
         return None, outside, no_effect
     policy: dict[str, Any] = {"strategy": "time-slicing" if strategy == "timeSlicing" else "mps", "replicas": replicas}
     rename = block.get("renameByDefault")
     if rename is True:
         policy["renameByDefault"] = True
     elif rename not in (None, False):
-        outside.append(f"{base}.renameByDefault {_short(rename)} (not a boolean)")
+        outside.append(f"{base}.renameByDefault {short_value(rename)} (not a boolean)")
     fail = block.get("failRequestsGreaterThanOne")
     if strategy == "timeSlicing":
         if fail is True:
             policy["failRequestsGreaterThanOne"] = True
         elif fail not in (None, False):
-            outside.append(f"{base}.failRequestsGreaterThanOne {_short(fail)} (not a boolean)")
+            outside.append(f"{base}.failRequestsGreaterThanOne {short_value(fail)} (not a boolean)")
     elif fail is False:
         # Honoured from device plugin v0.20.0 (Operator v26.7.0); older plugins force true, and the
         # fleet check then says so.
         policy["failRequestsGreaterThanOne"] = False
     elif fail is not True and fail is not None:
-        outside.append(f"{base}.failRequestsGreaterThanOne {_short(fail)} (not a boolean)")
+        outside.append(f"{base}.failRequestsGreaterThanOne {short_value(fail)} (not a boolean)")
     return policy, outside, no_effect
 
 

@@ -31,7 +31,7 @@ from ..versions.device_plugin import (
 from .inputs import VALUES_KEYS as OPERATOR_VALUES_KEYS
 from .inputs import ChartObject, Inputs
 from .notes import CLUSTER, Todo, one_line
-from .recover import is_plugin_config, lookup, parse_embedded
+from .recover import is_plugin_config, lookup, parse_embedded, short_value
 
 CHART_LABEL = "helm.sh/chart"
 INSTANCE_LABEL = "app.kubernetes.io/instance"  # the release's name, on every object of the chart (_helpers.tpl:61-79)
@@ -201,7 +201,7 @@ def _release(inputs: Inputs) -> tuple[DevicePluginVersion | None, str, list[Todo
 # --- the configs -------------------------------------------------------------------------------------
 
 
-def _release_name(inputs: Inputs, configmaps: list[ConfigMap], todos: list[Todo]) -> tuple[str | None, str]:
+def _release_name(inputs: Inputs, todos: list[Todo]) -> tuple[str | None, str]:
     """The Helm release's name: its objects' instance label, else the plugin DaemonSet's or the chart's ConfigMap's
     name (``<release>-nvidia-device-plugin[-configs]``, ``_helpers.tpl:14-25,237-248``). Rendering another name would
     install a second release, a second plugin on every node: never guessed."""
@@ -214,7 +214,7 @@ def _release_name(inputs: Inputs, configmaps: list[ConfigMap], todos: list[Todo]
         elif obj.kind == "DaemonSet" and any(container == _PLUGIN_CONTAINER for container, _ in obj.images):
             release = obj.name.removesuffix(f"-{DEVICE_PLUGIN_CHART}")
             named.setdefault(release, f"{obj.where} DaemonSet {obj.name}")
-    for cm in configmaps:
+    for cm in inputs.configmaps:
         if cm.name.endswith(_CHART_CONFIGMAP_SUFFIX):
             release = cm.name.removesuffix("-configs").removesuffix(f"-{DEVICE_PLUGIN_CHART}")
             named.setdefault(release, f"the name of {cm.label}")
@@ -371,7 +371,7 @@ def recover_plugin(inputs: Inputs) -> PluginState:
         todos.append(Todo(f"{other.label} {what}; not imported"))
     default, default_note, default_todos = _default(inputs, cm)
     todos.extend(default_todos)
-    release_name, release_name_note = _release_name(inputs, list(inputs.configmaps), todos)
+    release_name, release_name_note = _release_name(inputs, todos)
 
     namespace, namespace_note = None, ""
     spaces: dict[str, str] = {}
@@ -448,15 +448,8 @@ def values_not_kept(release: Mapping[str, Any] | None, rendered: Mapping[str, An
             continue
         found, ours = lookup(rendered, key)
         if not found or ours != value:
-            shown = "nothing" if not found else _show(ours)
-            yield f"values {key}: the release has {_show(value)}, the fleet renders {shown}"
-
-
-def _show(value: Any) -> str:
-    import json
-
-    text = one_line(value if isinstance(value, str) else json.dumps(value, default=str))
-    return text if len(text) <= 60 else text[:57] + "..."
+            shown = "nothing" if not found else short_value(ours)
+            yield f"values {key}: the release has {short_value(value)}, the fleet renders {shown}"
 
 
 __all__ = ["PluginState", "is_standalone", "recover_plugin", "refusal", "values_not_kept"]

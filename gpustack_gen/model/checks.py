@@ -235,8 +235,8 @@ def _check_pool_sharing(cluster: Cluster, pool: Pool, origin: PoolOrigin, report
     if sharing.strategy == "mps" and cluster.mig_strategy == "mixed" and limits:
         report.error(
             strategy_path,
-            "MPS cannot be used in a cluster whose mig.strategy is mixed: the Operator "
-            "passes MIG_STRATEGY to every device plugin, and the plugin refuses MPS under mixed",
+            "MPS cannot be used in a cluster whose mig.strategy is mixed: every device plugin of the cluster gets "
+            "that migStrategy, and the plugin refuses MPS under mixed",
             "use mig.strategy: single in this cluster, or time-slicing on this pool",
         )
     if sharing.strategy != "mig":

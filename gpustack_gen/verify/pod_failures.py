@@ -30,7 +30,8 @@ from . import commands
 
 # What a waiting message says at most in a hint: enough to recognise it, no more.
 _EXCERPT = 160
-HOST_HOOK_DIRS = "/usr/share/containers/oci/hooks.d or /etc/containers/oci/hooks.d"
+HOST_HOOK_DIR_PATHS = ("/usr/share/containers/oci/hooks.d", "/etc/containers/oci/hooks.d")  # CRI-O's hooks_dir
+HOST_HOOK_DIRS = " or ".join(HOST_HOOK_DIR_PATHS)
 
 
 @dataclass(frozen=True)

@@ -117,6 +117,8 @@ WRONG_TYPES = [
     {"kind": "Pod", "metadata": {"name": "q"}, "spec": {"nodeName": "a-0", "containers": [{"resources": []}]}},
     {"kind": "PodDisruptionBudget", "metadata": {"namespace": "ml"}, "spec": {"selector": {"matchExpressions": [1]}}},
     {"kind": "PodDisruptionBudget", "metadata": {"namespace": "ml"}, "spec": [], "status": []},
+    {"kind": "Pod", "metadata": {"name": "r"}, "spec": {"nodeName": ["a-0"]}},
+    {"kind": "Node", "metadata": {"name": ["a-2"], "labels": {"pool": "a"}}},
 ]
 
 

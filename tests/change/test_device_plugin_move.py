@@ -58,3 +58,15 @@ def test_the_release_is_named_as_the_fleet_names_it_and_uninstalled_only_once_no
     check = steps[steps.index(uninstall) - 1]
     assert check.action is Action.CHECK
     assert "app.kubernetes.io/instance=gpu-plugin" in (check.command_text or "")
+
+
+def test_a_release_a_gitops_controller_delivers_is_not_moved_by_helm() -> None:
+    """The move ends with helm uninstall, which Argo CD or Flux would undo: refused with what to do first."""
+
+    def delivered(cluster: dict[str, Any]) -> None:
+        cluster["delivery"] = {"wrap": ["flux"]}
+
+    analysis = _plan(delivered, delivered)
+    assert [f.rule for f in analysis.errors] == ["device-plugin-move"]
+    assert "delivered by flux" in analysis.errors[0].message
+    assert analysis.steps == ()

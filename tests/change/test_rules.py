@@ -453,6 +453,12 @@ CASES: dict[str, tuple[Edit, list[tuple[str, str, str | None]], list[str], Edit 
         ["backend", "wait"],
         _on_device_plugin,
     ),
+    "device-plugin-values namespace": (  # a second release there would run a second plugin on every node
+        lambda d: prod(d).update(devicePlugin={"namespace": "gpu-plugins"}),
+        [("device-plugin-values", "error", None)],
+        [],
+        _on_device_plugin,
+    ),
     "device-plugin-move back": (
         lambda d: prod(d).update(backend="device-plugin"),
         [("device-plugin-move", "error", None)],

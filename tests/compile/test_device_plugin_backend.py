@@ -152,6 +152,14 @@ def test_a_key_the_chart_version_lacks_is_a_finding() -> None:
             "shares by MPS, which the nvidia-device-plugin chart has from 0.15.0",
         ),
         ({"devicePlugin": {"version": "0.16.0"}}, "unknown nvidia-device-plugin chart version '0.16.0'"),
+        (
+            {
+                "devicePlugin": {"version": "0.17.4"},
+                "mig": {"strategy": "single"},
+                "sharing": {"tesla-t4": {"strategy": "mps", "replicas": 2, "failRequestsGreaterThanOne": False}},
+            },
+            "failRequestsGreaterThanOne: false cannot be honoured on MPS by device plugin v0.17.4",
+        ),
         ({"devicePlugin": {"namespace": "default"}}, "refuses to install into namespace default"),
         (
             {"sharing": {"tesla-t4": {"strategy": "mig", "config": "all-1g.5gb"}}},

@@ -201,6 +201,18 @@ def check_pool(cluster: Cluster, pool: Pool, origin: PoolOrigin, strategy_path: 
             f"{format_version(MPS_FROM).lstrip('v')} (cluster {cluster.name!r} pins {release.version})",
             f'pin devicePlugin.version "{NEWEST_DEVICE_PLUGIN.version}", or share by time-slicing',
         )
+    elif (
+        pool.sharing.strategy == "mps"
+        and not pool.sharing.fail_requests_greater_than_one
+        and not cluster.mps_fail_requests_configurable
+    ):
+        # Resolving judged the option by the Operator's plugin; this cluster runs the chart's.
+        report.error(
+            strategy_path,
+            f"pool {pool.name!r}: failRequestsGreaterThanOne: false cannot be honoured on MPS by device plugin "
+            f"{release.plugin} (chart {release.version}), which always refuses requests for more than one replica",
+            f'remove it, or pin devicePlugin.version "{NEWEST_DEVICE_PLUGIN.version}", which honours it',
+        )
 
 
 def check(cluster: Cluster, origin: ClusterOrigin, report: Report) -> None:

@@ -48,7 +48,7 @@ from ...workdir import Paths
 from .. import commands
 from ..model import Fallback
 from ..observed import count
-from ..pod_failures import HOST_HOOK_DIRS, diagnose, how_it_fails, show_command
+from ..pod_failures import HOST_HOOK_DIR_PATHS, HOST_HOOK_DIRS, diagnose, how_it_fails, show_command
 from ..state import RELEASE_LABEL, StatePart
 from .nvidia_plugin import default_key_fallback
 
@@ -267,7 +267,7 @@ def _hook_fix(view: NodeView) -> str:
         f"{{enabled: false}}, cdi: {{enabled: true, default: true}}}}, then {_plan_command(view)}), or remove that oci-nvidia-hook.json from {HOST_HOOK_DIRS} on the node ("
         + commands.run(
             cluster, "debug", f"node/{view.node.name}", "-it", "--image=busybox", "--",
-            "ls", "/host/usr/share/containers/oci/hooks.d", "/host/etc/containers/oci/hooks.d",
+            "ls", *(f"/host{path}" for path in HOST_HOOK_DIR_PATHS),
         )
         + " shows them)"
     )  # fmt: skip

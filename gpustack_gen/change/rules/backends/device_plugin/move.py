@@ -33,7 +33,7 @@ from .....model.backends import device_plugin, gpu_operator
 from .....model.backends.device_plugin import SWITCH_LABEL, plugin_daemonset
 from .....model.fleet import Pool
 from .....shell import all_of
-from .... import commands, steps
+from .... import commands, delivery, steps
 from ....context import ClusterChange
 from ....model import Action, Finding, Level, Outcome, Phase, Step
 
@@ -92,6 +92,16 @@ def _blockers(change: ClusterChange) -> Iterator[tuple[str, str, str | None]]:
             None,
         )
         return
+    tool = delivery.controller(old)
+    if tool is not None:
+        yield (
+            f"cluster {new.name}'s standalone device plugin release is delivered by {tool}: the move ends with a helm "
+            "uninstall, which the controller would undo (reinstalling the plugin beside the Operator's), and pruning "
+            "its object would take the plugin off every node at once",
+            "move the release out of the controller first (delivery.wrap without it, and the controller told to "
+            "orphan the release), then move to the Operator",
+            None,
+        )
     for pool in new.pools:
         if pool.sharing.strategy == "mig":
             yield (
@@ -192,6 +202,9 @@ def _pool(change: ClusterChange, pool: Pool) -> list[Step]:
     same resources of either plugin, so they run on the nodes not yet switched)."""
     old, new = change.both
     (release,) = backend_of(old).releases(old)
+    # Then the node status shows it too: the allocatable wait after the Operator's plugin starts cannot pass on the
+    # count the standalone plugin advertised.
+    gone = {resource: 0 for resource in old.resources_per_node(change.old_pools[pool.name])}
     plan = [
         steps.node_group(change, pool, ID, Phase.LABELS, during=DURING),
         steps.drain_preflight(pool, ID, Phase.LABELS),
@@ -208,13 +221,15 @@ def _pool(change: ClusterChange, pool: Pool) -> list[Step]:
             dataclasses.replace(
                 switched,
                 verify=all_of(
-                    *(commands.release_pods_on(batch, index, release.chart, release.name) for index in range(size))
+                    *(commands.release_pods_on(batch, index, release.chart, release.name) for index in range(size)),
+                    commands.wait_allocatable(batch, gone),
                 ),
                 reason=switched.reason
                 + ": the chart's node affinity no longer holds there, so the DaemonSet controller deletes its pod; the "
                 "check fails while a pod of the release is still on the batch (run it again while the pod terminates, "
-                "up to its 30 s grace period): the Operator's plugin must not start beside it, the two share the "
-                "kubelet socket",
+                "up to its 30 s grace period), then waits until the batch advertises no GPU: the Operator's plugin "
+                "must not start beside it (the two share the kubelet socket), and its own wait must not pass on the "
+                "old count",
             ),
             steps.label_nodes(
                 batch,
