@@ -28,9 +28,16 @@ class Command:
 
 @dataclass(frozen=True)
 class Pipe:
-    """``a | b``: ``b`` reads what ``a`` writes."""
+    """``a | b``: ``b`` reads what ``a`` writes.
+
+    With ``failure``, a failing ``a`` also writes ``failure`` as its last line (``{ a || echo FAILURE; } | b``),
+    for a ``b`` that refuses input ending so: without pipefail, which a pasted command cannot set, a pipe's status
+    is its last command's, and a kubectl that lists part of what it was asked for (RBAC on one kind) and then
+    fails would be judged on what it printed.
+    """
 
     parts: tuple[Command, ...]
+    failure: str | None = None
 
 
 @dataclass(frozen=True)
@@ -115,7 +122,7 @@ def in_cluster(script: Script, context: str) -> Script:
             return Command((script.argv[0], KUBECTL_CONTEXT, context, *script.argv[1:]))
         return Command((*script.argv, script.context_flag, context))
     if isinstance(script, Pipe):
-        return Pipe(tuple(bound_command(part, context) for part in script.parts))
+        return Pipe(tuple(bound_command(part, context) for part in script.parts), script.failure)
     if isinstance(script, IntoFile):
         return IntoFile(bound_command(script.command, context), script.path)
     if isinstance(script, Spliced):
@@ -162,7 +169,10 @@ def render(script: Script) -> str:
         assert script.context_flag is None, f"{script.argv[0]} command printed without its cluster: {script.argv}"
         return shlex.join(script.argv)
     if isinstance(script, Pipe):
-        return " | ".join(render(part) for part in script.parts)
+        first, *rest = (render(part) for part in script.parts)
+        if script.failure is not None:
+            first = f"{{ {first} || echo {shlex.quote(script.failure)}; }}"
+        return " | ".join((first, *rest))
     if isinstance(script, IntoFile):
         return f"{render(script.command)} > {shlex.quote(script.path)}"
     if isinstance(script, Spliced):

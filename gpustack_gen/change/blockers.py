@@ -29,8 +29,14 @@ class ListingError(ValueError):
     """The input is not a ``kubectl get -o json`` listing."""
 
 
+LISTING_FAILED = "listing failed"  # the printed pipe's last line when kubectl fails (shell.Pipe.failure)
+
+
 def load_listing(text: str) -> Any:
-    """The listing in ``text``; :class:`json.JSONDecodeError` where it is no JSON."""
+    """The listing in ``text``; :class:`json.JSONDecodeError` where it is no JSON, :class:`ListingError` where the
+    command that listed it failed (what it printed before failing may lack a whole kind)."""
+    if text.rstrip().rpartition("\n")[2] == LISTING_FAILED:
+        raise ListingError("the kubectl that listed the cluster failed (its error is above), so nothing was checked")
     try:
         return json.loads(text)
     except RecursionError:  # the parser's stack, not ours: the input is at fault

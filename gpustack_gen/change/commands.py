@@ -28,6 +28,7 @@ from ..model.backends.dra.gpu_config import DRIVER as DRA_DRIVER_NAME
 from ..model.fleet import Cluster, HelmRelease, Pool, Workload
 from ..shell import Command, Pipe, PrintsNothing, Script, Spliced, all_of, command, helm, kubectl
 from ..workdir import Paths
+from .blockers import LISTING_FAILED
 
 # Every operand's pod waits in its init containers for the validator (gpu-operator assets/state-operator-validation).
 VALIDATOR_DAEMONSET = "daemonset/nvidia-operator-validator"
@@ -204,7 +205,7 @@ def _blockers(node_selector: str, *checks: str) -> Script:
     """Fails while something on the selected nodes would stop the step after it: the cluster's listing, read by
     ``gpustack-gen blockers`` (:mod:`gpustack_gen.change.blockers`), which exits 1 naming each blocker."""
     listing = kubectl("get", "nodes,pods,pdb", "--all-namespaces", "-o", "json")
-    return Pipe((listing, command("gpustack-gen", "blockers", "--selector", node_selector, *checks)))
+    return Pipe((listing, command("gpustack-gen", "blockers", "--selector", node_selector, *checks)), LISTING_FAILED)
 
 
 def budgets_allow_drain(pool: Pool, *, whole_pool: bool) -> Script:

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from fleets import base, fleet
 
+from gpustack_gen import shell
+from gpustack_gen.change import commands
 from gpustack_gen.change.blockers import bare_gpu_pods, blocking_budgets
 from gpustack_gen.cli import main
 
@@ -130,3 +138,32 @@ def test_fields_of_the_wrong_type_hold_nothing_and_never_crash(item: dict[str, A
     )
     assert result.exit_code in (0, 1), result.output
     assert "Traceback" not in result.output
+
+
+def _pasted(tmp_path: Path, kubectl_status: int) -> subprocess.CompletedProcess[str]:
+    """The pre-flight as printed, run by bash without pipefail, with a kubectl that lists the nodes and pods and
+    then exits ``kubectl_status`` (as it does when RBAC forbids listing PodDisruptionBudgets)."""
+    listing = json.dumps(_listing(*TWO_PODS))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    kubectl = bin_dir / "kubectl"
+    kubectl.write_text(f"#!/bin/bash\nprintf '%s\\n' {shlex.quote(listing)}\nexit {kubectl_status}\n", encoding="utf-8")
+    kubectl.chmod(0o755)
+    gpustack_gen = bin_dir / "gpustack-gen"
+    gpustack_gen.write_text(f'#!/bin/bash\nexec {shlex.quote(sys.executable)} -m gpustack_gen "$@"\n', encoding="utf-8")
+    gpustack_gen.chmod(0o755)
+    pool = fleet(base()).clusters[0].pools[0]
+    text = shell.text_in("prod", commands.budgets_allow_drain(pool, whole_pool=False))
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    return subprocess.run(["bash", "-c", text], env=env, capture_output=True, text=True, check=False, timeout=60)
+
+
+def test_a_listing_cut_short_by_a_failing_kubectl_fails_the_printed_check(tmp_path: Path) -> None:
+    failed = _pasted(tmp_path, kubectl_status=1)
+    assert failed.returncode == 2, failed.stderr
+    assert "the kubectl that listed the cluster failed" in failed.stderr
+
+
+def test_the_same_listing_passes_when_kubectl_succeeds(tmp_path: Path) -> None:
+    done = _pasted(tmp_path, kubectl_status=0)
+    assert done.returncode == 0, done.stderr

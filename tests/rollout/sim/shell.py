@@ -15,6 +15,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
+from gpustack_gen.change.blockers import LISTING_FAILED
 from gpustack_gen.helm_values import dropped_keys
 from gpustack_gen.validate.operator_keys import VALUES_KEYS
 
@@ -50,6 +51,17 @@ LISTING = ["kubectl", "get", "nodes,pods,pdb", "--all-namespaces"]  # what ``gpu
 LOCAL_HELM = (["repo", "add"], ["repo", "update"])  # commands that change only this machine
 
 
+def _failure_guard(command: str) -> tuple[str, bool]:
+    """``{ A || echo 'listing failed'; }`` as ``A`` and True; any other command as itself and False. The model's
+    listing never fails, so the guard's echo never runs."""
+    if not (command.startswith("{ ") and command.endswith("; }")):
+        return command, False
+    inner, _, alternative = command[2:-3].partition(" || ")
+    if shlex.split(alternative) != ["echo", LISTING_FAILED]:
+        raise SimulationError(f"the model cannot run the group {command!r}")
+    return inner, True
+
+
 class Shell:
     def __init__(self, cluster: Cluster, cwd: Path, context: str) -> None:
         self.cluster = cluster
@@ -73,8 +85,11 @@ class Shell:
     def _pipe(self, first: str, second: str) -> None:
         """``helm get values RELEASE -o json | gpustack-gen values-kept FILES``: the release's user-supplied
         values (helm cmd/helm/get_values.go:77,87), checked by gpustack-gen's own function."""
+        first, guarded = _failure_guard(first)
         source, check = self._words(first), self._words(second)
         if source == [*LISTING, "-o", "json"] and check[:2] == ["gpustack-gen", "blockers"]:
+            if not guarded:  # without pipefail, a kubectl that fails halfway would be judged on what it printed
+                raise SimulationError(f"the listing piped to {second!r} has no failure guard")
             self._blockers(check[2:])
             return
         if source[:3] != ["helm", "get", "values"] or check[:2] != ["gpustack-gen", "values-kept"]:
