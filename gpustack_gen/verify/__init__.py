@@ -61,7 +61,7 @@ def verify_cluster(
         raise FleetError(
             [Problem(fleet_label, 0, 0, "", f"verify does not know backend {cluster.backend} yet (it knows {known})")]
         )
-    expected = expected_state(cluster, backend, rendered)
+    expected = expected_state(cluster, backend, rendered, fleet_label)
     observed = observe(expected, state)
     findings: list[Finding] = []
     skipped: list[Skipped] = []

@@ -58,12 +58,15 @@ class Expected:
     backend: VerifyBackend
     rendered: str = "rendered"  # where `gpustack-gen render --out` writes, as the hints' commands name it
     objects: tuple[dict[str, Any], ...] = ()  # every object the backend renders for kubectl apply -k
+    fleet: str = "fleet.yaml"  # the fleet file as the user named it, for the hints' commands
 
     def pool(self, name: str) -> PoolExpectation:
         return next(p for p in self.pools if p.name == name)
 
 
-def expected_state(cluster: Cluster, backend: VerifyBackend, rendered: str = "rendered") -> Expected:
+def expected_state(
+    cluster: Cluster, backend: VerifyBackend, rendered: str = "rendered", fleet: str = "fleet.yaml"
+) -> Expected:
     labels = backend_of(cluster).pool_labels(cluster)
     pools = tuple(
         PoolExpectation(p, labels.get(p.name, {}), cluster.allocatable_per_node(p), cluster.resources_per_node(p))
@@ -75,7 +78,7 @@ def expected_state(cluster: Cluster, backend: VerifyBackend, rendered: str = "re
         patch = next(a for a in artifacts if a.kind == "clusterpolicy-patch").documents[0]["spec"]
         stored = as_stored(patch, cluster.operator.release)
     objects = tuple(document for artifact in backend_of(cluster).objects(cluster) for document in artifact.documents)
-    return Expected(cluster, pools, stored, _configmaps(artifacts), backend, rendered, objects)
+    return Expected(cluster, pools, stored, _configmaps(artifacts), backend, rendered, objects, fleet)
 
 
 def _configmaps(artifacts: list[Artifact]) -> tuple[RenderedConfigMap, ...]:

@@ -257,7 +257,7 @@ def _runtime(view: NodeView) -> str:
 
 
 def _plan_command(view: NodeView) -> str:
-    return commands.shown(view.expected.cluster, command("gpustack-gen", "plan", "--base", "HEAD", "fleet.yaml"))
+    return commands.shown(view.expected.cluster, command("gpustack-gen", "plan", "--base", "HEAD", view.expected.fleet))
 
 
 def _hook_fix(view: NodeView) -> str:
