@@ -35,7 +35,9 @@ LISTING_FAILED = "listing failed"  # the printed pipe's last line when kubectl f
 def load_listing(text: str) -> Any:
     """The listing in ``text``; :class:`json.JSONDecodeError` where it is no JSON, :class:`ListingError` where the
     command that listed it failed (what it printed before failing may lack a whole kind)."""
-    if text.rstrip().rpartition("\n")[2] == LISTING_FAILED:
+    if (
+        text[-2 * len(LISTING_FAILED) :].rstrip().rpartition("\n")[2] == LISTING_FAILED
+    ):  # the tail: no copy of a large listing
         raise ListingError("the kubectl that listed the cluster failed (its error is above), so nothing was checked")
     try:
         return json.loads(text)

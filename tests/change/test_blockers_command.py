@@ -97,6 +97,9 @@ def test_the_command_exits_1_naming_each_blocker_and_0_when_none() -> None:
         (["--selector", "pool", "--bare-pods"], "{}", "not a key=value"),
         (["--selector", "pool=a", "--bare-pods"], "{", "Expecting property name"),
         (["--selector", "pool=a", "--bare-pods"], "[]", "not a kubectl listing"),
+        # The printed pipe's guard: kubectl failed before printing anything, or after part of the listing.
+        (["--selector", "pool=a", "--bare-pods"], "listing failed\n", "nothing was checked"),
+        (["--selector", "pool=a", "--bare-pods"], '{"items": []}\nlisting failed\n', "nothing was checked"),
         # Nested past the parser's recursion limit, and a count that is no integer: bad input, not our bug.
         (["--selector", "pool=a", "--bare-pods"], "[" * 100_000 + "]" * 100_000, "nested too deep"),
         (

@@ -84,7 +84,8 @@ class Shell:
 
     def _pipe(self, first: str, second: str) -> None:
         """``helm get values RELEASE -o json | gpustack-gen values-kept FILES``: the release's user-supplied
-        values (helm cmd/helm/get_values.go:77,87), checked by gpustack-gen's own function."""
+        values (helm cmd/helm/get_values.go:77,87), checked by gpustack-gen's own function; or the cluster's
+        listing, behind its failure guard, piped to ``gpustack-gen blockers``."""
         first, guarded = _failure_guard(first)
         source, check = self._words(first), self._words(second)
         if source == [*LISTING, "-o", "json"] and check[:2] == ["gpustack-gen", "blockers"]:
