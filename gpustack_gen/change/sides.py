@@ -192,7 +192,8 @@ def _fleet_of_bytes(raw: bytes, label: str, share: ClusterShare | None = None) -
     from ..model.load import fleet_from_document
     from ..yamlio.source import parse_bytes
 
-    return Side.of_fleet(fleet_from_document(parse_bytes(raw, label), share), label)
+    keep = share is not None and not share.filled  # the working file is then re-read from this one
+    return Side.of_fleet(fleet_from_document(parse_bytes(raw, label, keep=keep), share), label)
 
 
 def _same_as_base(raw: bytes, fleet_path: str, load: Load) -> Side | None:

@@ -19,7 +19,7 @@ from .resolve import Report, resolve_cluster
 from .validation_errors import problems_from_validation_error
 
 if TYPE_CHECKING:
-    from .share import ClusterShare
+    from .share import ClusterShare, Taken
 
 
 def load_fleet(
@@ -29,14 +29,17 @@ def load_fleet(
 
     ``source`` is a path, YAML text, or an already parsed mapping. Raises :class:`FleetError` with
     every problem found; warnings of a valid fleet are on ``Fleet.warnings``. Two loads given one
-    ``share`` (the two versions a diff compares) resolve each cluster they have in common once.
+    ``share`` (the two versions a diff compares) resolve each cluster they have in common once, and the
+    second parses only the clusters whose text differs (``yamlio/reread.py``).
     """
     # One pause for reading and checking: the objects the reader builds are scanned by no collection.
     with gc_paused():
         if isinstance(source, Mapping):
             doc = SourceDocument(name or "<mapping>", dict(source), {}, {})
-        else:
+        elif share is None:
             doc = read_source(source, name=name)
+        else:
+            doc = read_source(source, name=name, previous=share.take_reading(), keep=not share.filled)
         return fleet_from_document(doc, share)
 
 
@@ -46,10 +49,10 @@ def fleet_from_document(doc: SourceDocument, share: ClusterShare | None = None) 
 
 
 def _fleet_from_document(doc: SourceDocument, share: ClusterShare | None) -> Fleet:
-    taken = share.take(doc.data) if share is not None and share.filled else {}
+    taken = share.take(doc) if share is not None and share.filled else {}
     keep = share is not None and not share.filled
     try:
-        spec = intent.FleetSpec.model_validate(doc.data)
+        spec = intent.FleetSpec.model_validate(_with_models(doc.data, taken))
     except ValidationError as exc:
         raise FleetError(problems_from_validation_error(exc, doc, intent.FleetSpec, RANGE_HINTS)) from None
     report = Report(doc)
@@ -68,9 +71,9 @@ def _fleet_from_document(doc: SourceDocument, share: ClusterShare | None) -> Fle
         resolved.append(found)
         if keep:
             assert share is not None
-            share.keep(doc.data, index, found, report, found_before)
+            share.keep(doc, index, found, report, found_before, cluster_spec)
     if share is not None:
-        share.filled = True
+        share.fill(doc)
     _check_sharing_keys(spec, report)
     if not report.error_count():  # which entries apply is only known once every pool resolved
         check_unused_sharing_entries(resolved, report)
@@ -79,6 +82,17 @@ def _fleet_from_document(doc: SourceDocument, share: ClusterShare | None) -> Fle
     if any(p.severity is Severity.ERROR for p in problems):
         raise FleetError(problems)
     return Fleet(source=doc.name, clusters=tuple(clusters), warnings=tuple(sorted(problems)))
+
+
+def _with_models(data: Any, taken: Mapping[int, Taken]) -> Any:
+    """``data`` with each taken cluster's item replaced by its validated model, which pydantic takes as it is."""
+    models = {index: entry.model for index, entry in taken.items() if entry.model is not None}
+    if not models:
+        return data
+    clusters = list(data["clusters"])
+    for index, model in models.items():
+        clusters[index] = model
+    return {**data, "clusters": clusters}
 
 
 def _check_cluster_names(spec: intent.FleetSpec, report: Report) -> None:

@@ -6,21 +6,29 @@ checked without an error, whose parsed data and defaults the second load repeats
 resolves the same there, with the same warnings: those are located again in the second file (the same
 data may be written on other lines). Data is compared by a BLAKE2b digest of its ``repr``: ``repr`` tells
 ``1`` from ``True`` and ``1.0`` and keeps key order, which ``==`` does not; the digest (128 bits) keeps
-only 16 bytes per cluster in memory. A cluster with an error is resolved again. Every cluster is still
-validated (pydantic) on both sides: keeping the first side's validated models for the second would hold
-them, several times the resolved fleet's size, through the second file's parse.
+only 16 bytes per cluster in memory. A cluster with an error is resolved again.
+
+When the first file's reading is kept (``yamlio/reread.py``), the second is re-read from it: the clusters
+whose text is the same are the first document's own items (``SourceDocument.kept_items``; no digest
+needed), and their validated models (pydantic) are kept too, so that the second load validates only what
+changed. If the second file must be read in full after all, the models are dropped before that read
+(``Reading.when_released``): they would otherwise be held, about as large as the parsed data, through it.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from ..errors import Problem, Severity
-from ..yamlio.source import PathKey
+from ..yamlio.source import PathKey, SourceDocument
+from . import intent
 from .fleet import Cluster
 from .resolve import ClusterOrigin, Report
+
+if TYPE_CHECKING:
+    from ..yamlio.reread import Reading
 
 Resolved = tuple[Cluster, ClusterOrigin]
 
@@ -34,10 +42,13 @@ class _Warning:
 
 
 @dataclass(frozen=True)
-class _Clean:
+class Taken:
+    """A cluster of the first load that the second repeats: resolved, its warnings, and maybe its model."""
+
     data: bytes  # digest of the cluster's parsed data
     resolved: Resolved
     warnings: tuple[_Warning, ...]
+    model: intent.Cluster | None  # the validated item, while the second file may be re-read
 
     def warn_again(self, report: Report) -> None:
         for warning in self.warnings:
@@ -49,30 +60,53 @@ class ClusterShare:
     """Filled by the first load it is passed to, taken by the second, then empty (its memory freed)."""
 
     defaults: bytes | None = None
-    clean: dict[int, _Clean] = field(default_factory=dict)
+    clean: dict[int, Taken] = field(default_factory=dict)
     filled: bool = False
+    reading: Reading | None = None  # the first file's, for re-reading the second
 
-    def take(self, data: Any) -> dict[int, _Clean]:
-        """The clean clusters of the first load that ``data`` (the second load's document) repeats, by index."""
+    def take_reading(self) -> Reading | None:
+        """The first file's reading, which the share no longer holds (the reader releases it)."""
+        reading, self.reading = self.reading, None
+        return reading
+
+    def take(self, doc: SourceDocument) -> dict[int, Taken]:
+        """The clean clusters of the first load that ``doc`` (the second load's document) repeats, by index."""
         clean, self.clean = self.clean, {}
+        data = doc.data
         clusters = data.get("clusters") if isinstance(data, dict) else None
         if not clean or not isinstance(clusters, list) or _digest(data.get("defaults")) != self.defaults:
             return {}
         return {
             index: entry
             for index, entry in clean.items()
-            if index < len(clusters) and _digest(clusters[index]) == entry.data
+            if index < len(clusters) and (index in doc.kept_items or _digest(clusters[index]) == entry.data)
         }
 
-    def keep(self, data: dict[str, Any], index: int, resolved: Resolved, report: Report, found: int) -> None:
-        """Keep cluster ``index`` if ``report.problems[found:]``, what resolving and checking it added, are warnings."""
+    def keep(
+        self, doc: SourceDocument, index: int, resolved: Resolved, report: Report, found: int, model: intent.Cluster
+    ) -> None:
+        """Keep cluster ``index`` if ``report.problems[found:]``, what resolving and checking it added, are warnings.
+
+        Its ``model`` is kept only when ``doc`` keeps its reading: only a re-read second file reuses it.
+        """
         added: list[Problem] = report.problems[found:]
         if any(problem.severity is not Severity.WARNING for problem in added):
             return
         warnings = tuple(_Warning(*report.warned[id(p)], p.message, p.hint) for p in added)
         if self.defaults is None:
-            self.defaults = _digest(data.get("defaults"))
-        self.clean[index] = _Clean(_digest(data["clusters"][index]), resolved, warnings)
+            self.defaults = _digest(doc.data.get("defaults"))
+        kept_model = model if doc.reading is not None else None
+        self.clean[index] = Taken(_digest(doc.data["clusters"][index]), resolved, warnings, kept_model)
+
+    def fill(self, doc: SourceDocument) -> None:
+        """The first load is done: keep its reading, and drop the models if the reading is released unused."""
+        self.filled = True
+        if doc.reading is not None:
+            self.reading = doc.reading
+            doc.reading.when_released(self._drop_models)
+
+    def _drop_models(self) -> None:
+        self.clean = {index: replace(entry, model=None) for index, entry in self.clean.items()}
 
 
 def _digest(data: Any) -> bytes:

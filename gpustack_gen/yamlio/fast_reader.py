@@ -5,10 +5,10 @@ ruamel's round-trip loader is pure Python (about 120 KB/s). Here the parser runs
 builds the plain data and the position tables from those events itself, with exactly the results of the
 round-trip path for every valid fleet:
 
-1. ``_compose`` turns events into light nodes (``_Map``, ``_Seq``; scalars are already Python values), resolving
+1. ``compose`` turns events into light nodes (``MapNode``, ``SeqNode``; scalars are already Python values), resolving
    plain scalars with ruamel's own YAML 1.2 resolver table. Aliases reuse the anchored node object, as ruamel's
    composer does, and carry the anchored node's position.
-2. ``_Walker`` turns the nodes into dicts and lists in the order and with the positions that the round-trip
+2. ``Walker`` turns the nodes into dicts and lists in the order and with the positions that the round-trip
    ``_Builder`` in ``source.py`` produces: merge keys (``<<``) after the explicit keys and without positions,
    the second use of an aliased collection without positions for its children, the same value count for the
    alias budget and the same depth limit.
@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Mapping
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import value_kind
 from ..gcpause import gc_paused
@@ -50,6 +51,11 @@ _DECIMAL = re.compile(r"(?:0|-?[1-9][0-9]{0,17})\Z")
 _PLAIN_FLOAT = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
 _BOOLEANS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _TOO_BIG_HINT = "an alias bomb, or a fleet too large for one file: split it"
+# Parser events a document may take: keys and values, at most about twice the values the budget allows. This
+# bounds the memory of a large hostile file (a flat list of 2 million scalars) before the walk measures aliases.
+EVENT_BUDGET = 2 * MAX_NODES + 1
+ITEMS_KEY = "clusters"  # the fleet's cluster list: its items are the unit of a re-read (reread.py)
+ITEMS_PATH: PathKey = (ITEMS_KEY,)
 
 
 class GiveUp(Exception):
@@ -78,41 +84,44 @@ def fast_load(
     text: str, *, pure: bool = False
 ) -> tuple[dict[str, Any], dict[PathKey, Position], dict[PathKey, Position]]:
     """Plain data, value positions and key positions of a fleet text (BOM removed), or ``GiveUp``."""
-    _check_text(text)
+    check_text(text)
     with gc_paused():
         return _load(text, pure)
 
 
 def _load(text: str, pure: bool) -> tuple[dict[str, Any], dict[PathKey, Position], dict[PathKey, Position]]:
-    root, root_position = _compose(text, pure)
-    if not isinstance(root, _Map):
-        line, column = root_position
-        raise GiveUp(
-            (line, column),
-            f"the top level is {value_kind([] if isinstance(root, _Seq) else root)}; expected a mapping",
-            "a fleet file starts with apiVersion: gpustack-gen/v1alpha1, kind: Fleet and clusters:",
-        )
-    _check_expansion(root)
-    walker = _Walker()
+    composed = compose(text, pure)
+    root = root_mapping(composed)
+    check_expansion(root)
+    walker = Walker()
     data = walker.mapping(root, (), 0)
     walker.value_positions.setdefault((), (1, 1))
     return data, walker.value_positions, walker.key_positions
 
 
-def _check_expansion(root: _Map) -> None:
-    """Refuse an alias bomb before expanding it: sizes are counted once per distinct node.
+def root_mapping(composed: Composed) -> MapNode:
+    if not isinstance(composed.root, MapNode):
+        raise GiveUp(
+            composed.position,
+            f"the top level is {value_kind([] if isinstance(composed.root, SeqNode) else composed.root)}; expected a mapping",
+            "a fleet file starts with apiVersion: gpustack-gen/v1alpha1, kind: Fleet and clusters:",
+        )
+    return composed.root
 
-    The count is an upper bound where ``<<`` merges override keys; it names the top-level key at which
-    the document passes ``MAX_NODES``, as the walker and the round-trip reader do.
+
+def expansion_sizer() -> Callable[[Any, int], int]:
+    """``size(node, depth)``: the values ``node`` expands to, aliases included, counted once per distinct node.
+
+    The count is an upper bound where ``<<`` merges override keys.
     """
     sizes: dict[int, int] = {}
 
     def size(node: Any, depth: int) -> int:
-        if not isinstance(node, (_Map, _Seq)) or depth > MAX_DEPTH:
+        if not isinstance(node, (MapNode, SeqNode)) or depth > MAX_DEPTH:
             return 1  # the walker refuses deeper nesting itself
         known = sizes.get(id(node))
         if known is None:
-            if isinstance(node, _Seq):
+            if isinstance(node, SeqNode):
                 children = [value for value, _ in node.items]
             else:
                 children = [value for _, value, _ in node.entries.values()]
@@ -122,6 +131,16 @@ def _check_expansion(root: _Map) -> None:
             sizes[id(node)] = known
         return known
 
+    return size
+
+
+def check_expansion(root: MapNode) -> int:
+    """Refuse an alias bomb before expanding it (see ``expansion_sizer``); the document's size.
+
+    It names the top-level key at which the document passes ``MAX_NODES``, as the walker and the round-trip
+    reader do.
+    """
+    size = expansion_sizer()
     total = 1
     for key, (key_position, value, value_position) in root.entries.items():
         total += size(value, 1)
@@ -132,9 +151,10 @@ def _check_expansion(root: _Map) -> None:
                 _TOO_BIG_HINT,
                 path=(key,),
             )
+    return total
 
 
-def _check_text(text: str) -> None:
+def check_text(text: str) -> None:
     unusual = _UNUSUAL_CHARACTER.search(text)
     if unusual is not None:
         line, column = _text_position(text, unusual.start())
@@ -174,7 +194,7 @@ def _mark(mark: Any) -> Position:
     return mark.line + 1, mark.column + 1
 
 
-class _Seq:
+class SeqNode:
     """A sequence node: each item with the position of its own node (for an alias, the anchored node's)."""
 
     __slots__ = ("items",)
@@ -183,7 +203,7 @@ class _Seq:
         self.items: list[tuple[Any, Position]] = []
 
 
-class _Map:
+class MapNode:
     """A mapping node: explicit entries ``key -> (key position, value, value position)`` and the ``<<`` value."""
 
     __slots__ = ("entries", "merge", "merged")
@@ -238,12 +258,32 @@ class _MergeKey:
 _MERGE_KEY = _MergeKey()
 
 
-def _compose(text: str, pure: bool) -> tuple[Any, Position]:
-    """Parser events to light nodes; the root node and its position."""
+class Composed(NamedTuple):
+    """What ``compose`` built: the root node and its position, every anchor, and the parser events it took."""
+
+    root: Any
+    position: Position
+    anchors: dict[str, tuple[Any, Position]]
+    events: int
+
+
+def compose(
+    text: str,
+    pure: bool,
+    *,
+    seed: Mapping[str, tuple[Any, Position]] | None = None,
+    aliases: list[tuple[int, str]] | None = None,
+    outer_depth: int = 0,
+) -> Composed:
+    """Parser events to light nodes.
+
+    ``seed``: anchors defined before ``text`` (an alias to one reuses its node); ``aliases`` collects each
+    alias's line and anchor name; ``outer_depth``: the collections open around ``text`` (for the depth limit).
+    """
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     try:
-        return _compose_events(text, pure)
+        return _compose_events(text, pure, seed, aliases, outer_depth)
     except GiveUp:
         raise
     except MarkedYAMLError as exc:
@@ -256,13 +296,20 @@ def _compose(text: str, pure: bool) -> tuple[Any, Position]:
         raise GiveUp((0, 0), f"the parser stopped: {type(exc).__name__}", supported=False) from None
 
 
-def _compose_events(text: str, pure: bool) -> tuple[Any, Position]:
+def _compose_events(
+    text: str,
+    pure: bool,
+    seed: Mapping[str, tuple[Any, Position]] | None,
+    aliases: list[tuple[int, str]] | None,
+    outer_depth: int,
+) -> Composed:
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="safe", pure=pure)
     _, parser = yaml.get_constructor_parser(text)
     try:
-        return _build_nodes(iter(parser.get_event, None))  # get_event, not YAML.parse: no generator per event
+        # get_event, not YAML.parse: no generator per event
+        return _build_nodes(iter(parser.get_event, None), seed, aliases, outer_depth)
     finally:
         parser.dispose()
         # ruamel's loader refers to itself and to the YAML object (a cycle that holds the whole text): cut it so
@@ -271,7 +318,12 @@ def _compose_events(text: str, pure: bool) -> tuple[Any, Position]:
         vars(yaml).clear()
 
 
-def _build_nodes(events: Any) -> tuple[Any, Position]:
+def _build_nodes(
+    events: Any,
+    seed: Mapping[str, tuple[Any, Position]] | None = None,
+    aliases: list[tuple[int, str]] | None = None,
+    outer_depth: int = 0,
+) -> Composed:
     from ruamel.yaml.events import (
         AliasEvent,
         DocumentStartEvent,
@@ -282,15 +334,14 @@ def _build_nodes(events: Any) -> tuple[Any, Position]:
         SequenceStartEvent,
     )
 
-    anchors: dict[str, tuple[Any, Position]] = {}
+    anchors: dict[str, tuple[Any, Position]] = dict(seed) if seed else {}
+    deepest = MAX_DEPTH - outer_depth
     stack: list[list[Any]] = []  # open collections: [node, pending key and its position or None, position]
     plain_values: dict[str, Any] = {}  # keys and enum-like values repeat: resolve each text once per file
     documents = 0
     root: Any = None
     root_position: Position = (1, 1)
-    # Keys and values: at most about twice the values that the budget allows. This bounds the memory of a large
-    # hostile file (a flat list of 2 million scalars) before the walk measures aliases.
-    budget = 2 * MAX_NODES + 1
+    budget = EVENT_BUDGET
     for event in events:
         kind = type(event)
         budget -= 1
@@ -327,14 +378,14 @@ def _build_nodes(events: Any) -> tuple[Any, Position]:
             position = (event.start_mark.line + 1, event.start_mark.column + 1)
             if event.tag is not None:
                 raise _tag_give_up(event, position, stack)
-            if len(stack) > MAX_DEPTH:
+            if len(stack) > deepest:
                 raise GiveUp(
                     position,
                     f"nesting deeper than {MAX_DEPTH} levels",
                     "a fleet file is a few levels deep",
                     path=_path(stack)[:2],
                 )
-            node = _Map() if kind is MappingStartEvent else _Seq()
+            node = MapNode() if kind is MappingStartEvent else SeqNode()
             if event.anchor is not None:
                 _anchor(anchors, event.anchor, node, position, stack)
             stack.append([node, None, position])
@@ -355,6 +406,8 @@ def _build_nodes(events: Any) -> tuple[Any, Position]:
                     path=_path(stack),
                 )
             node, position = found
+            if aliases is not None:
+                aliases.append((event.start_mark.line + 1, event.anchor))
         else:
             if kind is DocumentStartEvent:
                 documents += 1
@@ -373,7 +426,7 @@ def _build_nodes(events: Any) -> tuple[Any, Position]:
         raise GiveUp((1, 1), "the file is empty", "start from `gpustack-gen init` or examples/fleet.yaml")
     if root is _MERGE_KEY:
         raise GiveUp(root_position, "the merge key << as the whole document", supported=False)
-    return root, root_position
+    return Composed(root, root_position, anchors, EVENT_BUDGET - budget)
 
 
 def _over_budget(stack: list[list[Any]]) -> GiveUp:
@@ -405,7 +458,7 @@ def _path(stack: list[list[Any]]) -> PathKey:
     path: list[str | int] = []
     for frame in stack:
         node, pending = frame[0], frame[1]
-        if type(node) is _Seq:
+        if type(node) is SeqNode:
             path.append(len(node.items))
         elif pending is not None and isinstance(pending[0], str):
             path.append(pending[0])
@@ -415,7 +468,7 @@ def _path(stack: list[list[Any]]) -> PathKey:
 def _attach(stack: list[list[Any]], node: Any, position: Position) -> None:
     frame = stack[-1]
     parent = frame[0]
-    if type(parent) is _Seq:
+    if type(parent) is SeqNode:
         if node is _MERGE_KEY:
             raise GiveUp(position, "the merge key << as a value", supported=False, path=_path(stack))
         parent.items.append((node, position))
@@ -479,7 +532,7 @@ def _scalar_give_up(value: str, position: Position, stack: list[list[Any]]) -> G
 
 
 def _key_give_up(node: Any, position: Position, path: PathKey) -> GiveUp:
-    if isinstance(node, (_Map, _Seq)):
+    if isinstance(node, (MapNode, SeqNode)):
         return GiveUp(
             position,
             "a mapping key must be a plain string",
@@ -490,14 +543,29 @@ def _key_give_up(node: Any, position: Position, path: PathKey) -> GiveUp:
     return GiveUp(position, f"a mapping key must be a string, got {shown}", f'quote it: "{shown}"', path=path)
 
 
-class _Walker:
-    """Nodes to plain data and positions, in the order and with the positions of the round-trip ``_Builder``."""
+class Walker:
+    """Nodes to plain data and positions, in the order and with the positions of the round-trip ``_Builder``.
 
-    def __init__(self) -> None:
+    For a later re-read (``reread.py``) it can note when each of ``anchored`` (ids of anchored collections) is
+    first converted and, in ``item_starts``, the count of values before each item of the cluster list and
+    after the last: the count is the walk's clock.
+    """
+
+    def __init__(
+        self,
+        *,
+        nodes: int = 1,
+        converted: set[int] | None = None,
+        anchored: dict[int, int | None] | None = None,
+        item_starts: list[int] | None = None,
+    ) -> None:
         self.value_positions: dict[PathKey, Position] = {}
         self.key_positions: dict[PathKey, Position] = {}
-        self.nodes = 1  # the root mapping
-        self._converted: set[int] = set()  # collections already converted: seen again, they came by alias
+        self.nodes = nodes  # values counted so far: 1 is the root mapping
+        # Collections already converted: seen again, they came by alias.
+        self.converted: set[int] = converted if converted is not None else set()
+        self.anchored = anchored
+        self.item_starts = item_starts
         self._in_alias = 0
         self._merging: set[int] = set()
 
@@ -520,9 +588,11 @@ class _Walker:
                 path=path[:2],
             )
 
-    def mapping(self, node: _Map, path: PathKey, depth: int) -> dict[str, Any]:
-        alias = id(node) in self._converted
-        self._converted.add(id(node))
+    def mapping(self, node: MapNode, path: PathKey, depth: int) -> dict[str, Any]:
+        alias = id(node) in self.converted
+        if not alias and self.anchored is not None and id(node) in self.anchored:
+            self.anchored[id(node)] = self.nodes
+        self.converted.add(id(node))
         self._in_alias += alias
         record = not self._in_alias
         entries = node.entries if node.merge is None else self._merged(node, path)
@@ -536,10 +606,10 @@ class _Walker:
                 key_positions[child] = key_position
                 value_positions[child] = value_position  # type: ignore[assignment]
             kind = type(value)
-            if kind is _Map:
+            if kind is MapNode:
                 self._count(child, child_depth)
                 result[key] = self.mapping(value, child, child_depth)
-            elif kind is _Seq:
+            elif kind is SeqNode:
                 self._count(child, child_depth)
                 result[key] = self.sequence(value, child, child_depth)
             else:
@@ -551,23 +621,29 @@ class _Walker:
         self._in_alias -= alias
         return result
 
-    def sequence(self, node: _Seq, path: PathKey, depth: int) -> list[Any]:
-        alias = id(node) in self._converted
-        self._converted.add(id(node))
+    def sequence(self, node: SeqNode, path: PathKey, depth: int, first_index: int = 0) -> list[Any]:
+        """``first_index``: the index of the first item (``reread.py`` walks a run of the cluster list)."""
+        alias = id(node) in self.converted
+        if not alias and self.anchored is not None and id(node) in self.anchored:
+            self.anchored[id(node)] = self.nodes
+        self.converted.add(id(node))
         self._in_alias += alias
         record = not self._in_alias
+        starts = self.item_starts if self.item_starts is not None and path == ITEMS_PATH else None
         result: list[Any] = []
         value_positions = self.value_positions
         child_depth = depth + 1
-        for index, (value, position) in enumerate(node.items):
+        for index, (value, position) in enumerate(node.items, first_index):
+            if starts is not None:
+                starts.append(self.nodes)
             child = (*path, index)
             if record:
                 value_positions[child] = position
             kind = type(value)
-            if kind is _Map:
+            if kind is MapNode:
                 self._count(child, child_depth)
                 result.append(self.mapping(value, child, child_depth))
-            elif kind is _Seq:
+            elif kind is SeqNode:
                 self._count(child, child_depth)
                 result.append(self.sequence(value, child, child_depth))
             else:
@@ -576,10 +652,12 @@ class _Walker:
                     self.nodes -= 1
                     self._count(child, child_depth)
                 result.append(value)
+        if starts is not None:
+            starts.append(self.nodes)
         self._in_alias -= alias
         return result
 
-    def _merged(self, node: _Map, path: PathKey) -> dict[str, tuple[Position | None, Any, Position | None]]:
+    def _merged(self, node: MapNode, path: PathKey) -> dict[str, tuple[Position | None, Any, Position | None]]:
         """Explicit entries, then those of each merged mapping in order that are not there yet (ruamel rt)."""
         if node.merged is not None:
             return node.merged
@@ -589,9 +667,9 @@ class _Walker:
             raise GiveUp((line, column), "a mapping that merges itself", supported=False, path=path)
         self._merging.add(id(node))
         source, where = node.merge
-        if type(source) is _Map:
+        if type(source) is MapNode:
             sources = [source]
-        elif type(source) is _Seq and all(type(item) is _Map for item, _ in source.items):
+        elif type(source) is SeqNode and all(type(item) is MapNode for item, _ in source.items):
             sources = [item for item, _ in source.items]
         else:
             raise GiveUp(

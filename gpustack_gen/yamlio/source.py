@@ -14,9 +14,10 @@ from __future__ import annotations
 import datetime
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import FleetError, Problem, value_kind
 
@@ -29,6 +30,9 @@ from ..errors import FleetError, Problem, value_kind
 from .input_file import InputFileError, read_input_bytes
 from .limits import MAX_DEPTH, MAX_DETAILED_BYTES, MAX_FLEET_BYTES, MAX_NODES, value_error_reason
 
+if TYPE_CHECKING:
+    from .reread import Reading
+
 PathKey = tuple[str | int, ...]
 
 _SIMPLE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -38,12 +42,18 @@ _STANDARD_TAG = "tag:yaml.org,2002:"
 
 @dataclass(frozen=True)
 class SourceDocument:
-    """Plain data of one fleet file plus the position of each value and mapping key (1-based)."""
+    """Plain data of one fleet file plus the position of each value and mapping key (1-based).
+
+    ``reading``: kept for re-reading another version of the file (``keep=True``). ``kept_items``: of a
+    re-read document, the cluster indexes whose items are the previous document's objects at the same index.
+    """
 
     name: str
     data: Any
-    value_positions: dict[PathKey, tuple[int, int]] = field(repr=False)
-    key_positions: dict[PathKey, tuple[int, int]] = field(repr=False)
+    value_positions: Mapping[PathKey, tuple[int, int]] = field(repr=False)
+    key_positions: Mapping[PathKey, tuple[int, int]] = field(repr=False)
+    reading: Reading | None = field(default=None, repr=False, compare=False)
+    kept_items: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
 
     def locate(self, path: PathKey, *, key: bool = False) -> tuple[int, int]:
         """Position of ``path``, or of its nearest ancestor that has one; ``key`` prefers the key."""
@@ -75,10 +85,14 @@ def format_path(path: PathKey) -> str:
     return text
 
 
-def read_source(source: str | Path, *, name: str | None = None) -> SourceDocument:
+def read_source(
+    source: str | Path, *, name: str | None = None, previous: Reading | None = None, keep: bool = False
+) -> SourceDocument:
     """Load a fleet from a path or from YAML text.
 
     A ``str`` is YAML text when it holds a newline or a colon (any fleet does), else a file path.
+    ``previous``: the reading of another version of the file (``reread.py``), used where the texts agree and
+    released either way; ``keep``: keep this document's reading (``SourceDocument.reading``).
     """
     if isinstance(source, str) and "\n" not in source and ":" not in source and source.strip():
         source = Path(source)
@@ -89,8 +103,8 @@ def read_source(source: str | Path, *, name: str | None = None) -> SourceDocumen
         except InputFileError as exc:
             hint = "split the fleet into several files, or check that this is the fleet file" if exc.too_large else ""
             raise FleetError([Problem(label, 0, 0, "", exc.reason, hint)]) from None
-        return parse_bytes(raw, label)
-    return parse_text(source, name or "<string>")
+        return parse_bytes(raw, label, previous=previous, keep=keep)
+    return parse_text(source, name or "<string>", previous=previous, keep=keep)
 
 
 def _display_name(path: Path) -> str:
@@ -109,7 +123,7 @@ def _too_big(label: str, size: int) -> Problem:
     )
 
 
-def parse_bytes(raw: bytes, label: str) -> SourceDocument:
+def parse_bytes(raw: bytes, label: str, *, previous: Reading | None = None, keep: bool = False) -> SourceDocument:
     if len(raw) > MAX_FLEET_BYTES:
         raise FleetError([_too_big(label, len(raw))])
     try:
@@ -123,10 +137,10 @@ def parse_bytes(raw: bytes, label: str) -> SourceDocument:
         raise FleetError(
             [Problem(label, line, column, "", f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", hint)]
         ) from None
-    return parse_text(text, label)
+    return parse_text(text, label, previous=previous, keep=keep)
 
 
-def parse_text(text: str, label: str) -> SourceDocument:
+def parse_text(text: str, label: str, *, previous: Reading | None = None, keep: bool = False) -> SourceDocument:
     from .fast_reader import GiveUp
 
     size = len(text.encode("utf-8", "surrogatepass"))
@@ -139,19 +153,39 @@ def parse_text(text: str, label: str) -> SourceDocument:
         if early is not None:
             raise FleetError([early])
     try:
-        return _fast_parse(text, label)
+        if previous is not None:
+            found = _reread(previous, text, label)
+            if found is not None:
+                return found
+        return _fast_parse(text, label, keep=keep)
     except GiveUp as stop:
         if not detailed:
             raise FleetError([_gave_up_problem(label, stop)]) from None
     return _rt_parse(text, label)
 
 
-def _fast_parse(text: str, label: str, *, pure: bool = False) -> SourceDocument:
+def _fast_parse(text: str, label: str, *, pure: bool = False, keep: bool = False) -> SourceDocument:
     """The fast path (``fast_reader``): the same document as ``_rt_parse`` for a valid fleet, else ``GiveUp``."""
+    if keep and not pure:
+        from .reread import keep_reading
+
+        data, value_positions, key_positions, reading = keep_reading(text)
+        return SourceDocument(label, data, value_positions, key_positions, reading=reading)
     from .fast_reader import fast_load
 
     data, value_positions, key_positions = fast_load(text, pure=pure)
     return SourceDocument(label, data, value_positions, key_positions)
+
+
+def _reread(previous: Reading, text: str, label: str) -> SourceDocument | None:
+    """``text`` re-read from ``previous`` (``reread.py``), or None after releasing it, for a full read."""
+    from .reread import reread
+
+    found = reread(previous, text)
+    if found is None:
+        previous.release()
+        return None
+    return SourceDocument(label, found.data, found.value_positions, found.key_positions, kept_items=found.kept_items)
 
 
 def _gave_up_problem(label: str, stop: Any) -> Problem:

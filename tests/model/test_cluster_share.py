@@ -141,3 +141,44 @@ def test_a_warning_of_a_shared_cluster_is_located_where_the_second_file_writes_i
     assert new.clusters[0] is old.clusters[0]
     assert new.warnings == load_fleet(new_text, name="new.yaml").warnings
     assert [(w.line, w.column) for w in new.warnings] != [(w.line, w.column) for w in old.warnings]
+
+
+def test_the_second_file_is_re_read_from_the_first_and_its_unchanged_clusters_validated_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gpustack_gen.model import intent
+    from gpustack_gen.yamlio import reread as reread_module
+
+    changed = _fleet_data()
+    changed["clusters"][2]["nodePools"][0]["nodes"] = 2
+    old_text, new_text = _text(_fleet_data()), _text(changed)  # a line added above the list would be read in full
+    found: list[Any] = []
+    real_reread = reread_module.reread
+    monkeypatch.setattr(reread_module, "reread", lambda *args: found.append(real_reread(*args)) or found[-1])
+    validated: list[Any] = []
+    real_validate = intent.FleetSpec.model_validate
+    monkeypatch.setattr(intent.FleetSpec, "model_validate", lambda data: validated.append(data) or real_validate(data))
+
+    old, new = _both(old_text, new_text)
+
+    assert found[0] is not None and found[0].kept_items == {0, 1, 3}
+    second = validated[1]["clusters"]
+    assert [isinstance(item, intent.Cluster) for item in second] == [True, True, False, True]
+    assert new == load_fleet(new_text, name="new.yaml")
+    assert new.clusters[1] is old.clusters[1] and new.clusters[2] is not old.clusters[2]
+
+
+def test_the_first_files_models_are_dropped_when_the_second_cannot_be_re_read() -> None:
+    share = ClusterShare()
+    load_fleet(_text(_fleet_data()), share=share)
+    assert share.reading is not None and all(entry.model is not None for entry in share.clean.values())
+
+    share.reading.release()  # what the reader does before it reads the second file in full
+
+    assert share.clean and all(entry.model is None for entry in share.clean.values())
+
+
+def test_a_first_fleet_given_as_data_keeps_no_reading_and_no_models() -> None:
+    share = ClusterShare()
+    load_fleet(_fleet_data(), share=share)
+    assert share.reading is None and all(entry.model is None for entry in share.clean.values())

@@ -18,9 +18,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.mergevalue import MergeValue
-from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
 
 from gpustack_gen.errors import FleetError
 from gpustack_gen.yamlio.fast_reader import GiveUp
@@ -38,6 +35,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:  # benchmarks/ is not part of the installed package
     sys.path.insert(0, str(REPO_ROOT))
 
+from yaml_texts import edit_characters, fleet_texts, strict  # noqa: E402
+
 from benchmarks.fleetgen import generate_fleet  # noqa: E402
 
 FILES = [
@@ -45,15 +44,6 @@ FILES = [
     REPO_ROOT / "examples" / "gitops" / "fleet.yaml",
     *sorted((REPO_ROOT / "tests" / "corpus" / "good").glob("*.yaml")),
 ]
-
-
-def strict(value: Any) -> Any:
-    """A comparable form that tells True from 1 and 1 from 1.0, and keeps the order of mapping keys."""
-    if isinstance(value, dict):
-        return ("map", [(key, strict(item)) for key, item in value.items()])
-    if isinstance(value, list):
-        return ("seq", [strict(item) for item in value])
-    return (type(value).__name__, value)
 
 
 def assert_same(fast: SourceDocument, slow: SourceDocument) -> None:
@@ -85,77 +75,6 @@ def test_anchors_aliases_and_merges_locate_like_the_round_trip_path() -> None:
 
 # -- generated fleets ------------------------------------------------------------------------------------
 
-QUOTES = st.sampled_from(["plain", "single", "double"])
-
-
-def commented(value: Any, draw: Any, seen: dict[str, Any], flow: str) -> Any:
-    """``value`` as ruamel round-trip objects: quoting, flow or block style, aliases of equal collections."""
-    if isinstance(value, str):
-        quote = draw(QUOTES)
-        return (
-            value
-            if quote == "plain"
-            else SingleQuotedScalarString(value)
-            if quote == "single"
-            else DoubleQuotedScalarString(value)
-        )
-    if not isinstance(value, (dict, list)):
-        return value
-    canonical = repr(value)
-    if canonical in seen and draw(st.integers(0, 3)) == 0:
-        return seen[canonical]  # the same object again: ruamel writes an anchor and an alias
-    if isinstance(value, dict):
-        node: Any = CommentedMap((key, commented(item, draw, seen, flow)) for key, item in value.items())
-    else:
-        node = CommentedSeq(commented(item, draw, seen, flow) for item in value)
-    if flow == "flow" or (flow == "mixed" and draw(st.booleans())):
-        node.fa.set_flow_style()
-    else:
-        node.fa.set_block_style()
-    seen.setdefault(canonical, node)
-    return node
-
-
-def merge_pools(pools: CommentedSeq, draw: Any) -> None:
-    """Rewrite some pools as ``<<: *earlier`` plus the keys that differ, keeping each pool's data."""
-    for index in range(1, len(pools)):
-        pool = pools[index]
-        if not isinstance(pool, CommentedMap) or not draw(st.booleans()):
-            continue
-        bases = [
-            base
-            for base in pools[:index]
-            if isinstance(base, CommentedMap) and base is not pool and set(base) <= set(pool)
-        ]
-        if not bases:
-            continue
-        base = draw(st.sampled_from(bases))
-        base.yaml_set_anchor(f"pool{id(base)}", always_dump=True)
-        merged = CommentedMap(
-            (key, item) for key, item in pool.items() if key not in base or base[key] != item or draw(st.booleans())
-        )
-        if pool.fa.flow_style():
-            merged.fa.set_flow_style()
-        value = MergeValue()
-        value.append(base)
-        value.merge_pos = draw(st.integers(0, len(merged)))
-        merged.add_yaml_merge(value)
-        pools[index] = merged
-
-
-@st.composite
-def fleet_texts(draw: Any) -> tuple[dict[str, Any], str]:
-    fleet = generate_fleet(draw(st.integers(1, 2)), seed=draw(st.integers(0, 2**32 - 1)))
-    flow = draw(st.sampled_from(["block", "flow", "mixed"]))
-    document = commented(fleet, draw, {}, flow)
-    for cluster in document["clusters"]:
-        merge_pools(cluster["nodePools"], draw)
-    yaml = YAML()
-    yaml.width = draw(st.sampled_from([80, 4096]))
-    out = io.StringIO()
-    yaml.dump(document, out)
-    return fleet, out.getvalue()
-
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(fleet_texts())
@@ -176,13 +95,7 @@ PIECES += ["\n", "\n  ", "? ", "|", ">", "%", "0", "_", "\\", "~", "", "true", "
 @settings(max_examples=150, deadline=None)
 @given(st.sampled_from(FILES), st.randoms(use_true_random=False))
 def test_mutated_fleets_give_up_or_read_the_same(path: Path, rng: random.Random) -> None:
-    text = read(path)
-    for _ in range(rng.randint(1, 3)):
-        at = rng.randrange(len(text) + 1)
-        if rng.random() < 0.7:
-            text = text[:at] + rng.choice(PIECES) + text[at:]
-        else:
-            text = text[:at] + text[at + rng.randint(1, 4) :]
+    text = edit_characters(read(path), rng, PIECES)
     if _prescan(text, "fleet.yaml") is not None:
         return
     try:
