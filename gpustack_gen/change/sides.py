@@ -83,7 +83,6 @@ def read_sides(args: tuple[str, ...], base_ref: str | None, load: Load) -> tuple
     """
     from ..model.share import ClusterShare
 
-    share = ClusterShare()
     if base_ref is not None:
         if len(args) != 1:
             raise DiffUsageError("with --base REF, give one FLEET file")
@@ -93,12 +92,14 @@ def read_sides(args: tuple[str, ...], base_ref: str | None, load: Load) -> tuple
         new = _same_as_base(raw, args[0], load)
         if new is not None:  # the file as committed: its fleet, named as the base
             return Side.of_fleet(_named(new.fleet, label), label), new
+        share = ClusterShare()
         base = _fleet_of_bytes(raw, label, share)
         return base, Side.of_fleet(load(args[0], share), args[0], args[0])
     if len(args) != 2:
         raise DiffUsageError("give OLD and NEW, or --base REF FLEET")
-    old = read_side(args[0], share=share)
-    return old, read_side(args[1], load, share=share)
+    # A rendered folder on either side: no second fleet load to share the first one's work with.
+    shared = ClusterShare() if all(Path(arg).is_file() for arg in args) else None
+    return read_side(args[0], share=shared), read_side(args[1], load, share=shared)
 
 
 def read_side(arg: str, load: Load | None = None, *, share: ClusterShare | None = None) -> Side:

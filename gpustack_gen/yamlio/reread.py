@@ -9,12 +9,13 @@ first's, moved by the lines added or removed. The result is what a full read of 
 (``tests/yamlio/test_reread.py`` checks this on generated edits). Where that cannot be shown,
 :func:`reread` returns None and the caller reads the text in full, which also words any problem.
 
-It returns None for: a change outside the cluster list or the list in flow style; a run whose first
-line is not an item's dash; a line in the run, other than a dash or a comment, indented at or left of
-the dashes (it may close the list); an anchor of the old run aliased after it, or defined again after
-it by the new run; an alias in the new run to a collection that the full walk would first convert
-there (it would place that collection's values); a CR; a budget (events, values) that the whole would
-pass; and an old run that does not read back as the first document had it.
+It returns None for: a change outside the cluster list, or a list in flow style or anchored; a run
+whose first line is not an item's dash, or whose last line goes on into the next item; a line in the
+run, other than a dash or a comment, indented at or left of the dashes (it may close the list); runs
+longer together than the text (a full read is cheaper); an anchor of the old run aliased after it, or
+defined again after it by the new run; an alias in either run to a collection that the full walk would
+first convert there (it places that collection's values); a CR; a budget (events, values) that the whole
+would pass; and an old run that does not read back as the first document had it.
 """
 
 from __future__ import annotations
@@ -130,6 +131,8 @@ def _reading(
         return None
     if not isinstance(items, list) or not items or walker.item_starts is None:
         return None
+    if any(node is entry[1] for node, _ in composed.anchors.values()):  # an alias would repeat the old list
+        return None
     if len(walker.item_starts) != len(items) + 1:  # the list was walked more than once: it is aliased
         return None
     found = [walker.value_positions.get((ITEMS_KEY, index)) for index in range(len(items))]
@@ -210,6 +213,8 @@ def _reread(reading: Reading, text: str) -> Reread | None:
     first = bisect.bisect_right(lines, first_line) - 1  # the item that holds the first changed line
     if first < 0:
         return None
+    if first > 0 and first_line == lines[first] and _item_indent(text, start, reading.item_positions[first]) is None:
+        first -= 1  # lines added at the end of the item before: the run starts with that item
     last = max(first, bisect.bisect_left(lines, old_end_line) - 1)  # the item that holds the last one
     run_end_line = lines[last + 1] if last + 1 < len(lines) else reading.items_end_line
     if run_end_line is not None and old_end_line > run_end_line:
@@ -223,6 +228,10 @@ def _reread(reading: Reading, text: str) -> Reread | None:
             return None
         old_run_end = found
     new_run_end = old_run_end + len(text) - len(old)
+    if new_run_end < len(text) and text[new_run_end - 1] != "\n":  # the run's last line goes on past it
+        return None
+    if (old_run_end - run_start) + (new_run_end - run_start) > len(text):
+        return None  # both runs are read: more than reading the text in full
     indent = _item_indent(old, run_start, reading.item_positions[first])
     if indent is None:
         return None
@@ -248,7 +257,7 @@ def _reread(reading: Reading, text: str) -> Reread | None:
     else:  # items removed, none written: no events and no values added
         new_composed = Composed(SeqNode(), (start_line, 1), dict(seed), old_composed.events)
     after_run = run_end_line if run_end_line is not None else old.count("\n") + 2
-    if not _anchors_stay(reading, seed, new_composed, new_aliases, start_line, after_run, first):
+    if not _anchors_stay(reading, seed, new_composed, old_aliases + new_aliases, start_line, after_run, first):
         return None
     events = reading.events - old_composed.events + new_composed.events
     old_size, new_size = expansion_sizer(), expansion_sizer()
@@ -293,7 +302,8 @@ def _changed_lines(old: str, new: str) -> tuple[int, int, int, int]:
         found = old.find("\n", end)
         end = len(old) if found < 0 else found + 1
     first_line = old.count("\n", 0, start) + 1
-    return first_line, start, first_line + old.count("\n", start, end), end
+    after = first_line + old.count("\n", start, end) + (end == len(old) > start and not old.endswith("\n"))
+    return first_line, start, after, end
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -374,7 +384,7 @@ def _anchors_stay(
     reading: Reading,
     seed: Mapping[str, tuple[Any, Position]],
     new: Composed,
-    new_aliases: list[tuple[int, str]],
+    run_aliases: list[tuple[int, str]],
     start_line: int,
     after_run: int,
     first: int,
@@ -387,7 +397,7 @@ def _anchors_stay(
     if any(name in later for name in new.anchors if name not in seed):
         return False
     before = reading.item_starts[first]
-    for _, name in new_aliases:
+    for _, name in run_aliases:  # of the old run too: without it, the first conversion would move later
         if name in seed and isinstance(seed[name][0], MapNode | SeqNode):
             converted = reading.first_converted.get(id(seed[name][0]))
             if converted is None or converted > before:

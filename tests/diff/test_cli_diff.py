@@ -143,6 +143,30 @@ def test_rendered_folders_and_fleets_mix(tmp_path: Path, fleets: tuple[Path, Pat
     assert {f["path"] for f in data["clusters"][0]["files"]} == {"capacity.yaml", "device-plugin-config.yaml"}
 
 
+@pytest.mark.parametrize("folder_side", [0, 1])
+def test_a_rendered_folder_beside_a_fleet_shares_nothing(
+    tmp_path: Path, fleets: tuple[Path, Path], folder_side: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gpustack_gen.model
+    from gpustack_gen.change import sides as inputs
+
+    old, new = fleets
+    assert run("render", str(old), "--out", str(tmp_path / "out")).exit_code == 0
+    args = [str(tmp_path / "out"), str(new)] if folder_side == 0 else [str(new), str(tmp_path / "out")]
+    shares: list[ClusterShare | None] = []
+
+    def load(path: str | Path, share: ClusterShare | None = None) -> Fleet:
+        shares.append(share)
+        return load_fleet(Path(path), share=share)
+
+    monkeypatch.setattr(gpustack_gen.model, "load_fleet", load)  # how OLD is read
+    sides = inputs.read_sides(tuple(args), None, load)
+
+    # A share would keep the fleet's reading and models for a second fleet load that never comes.
+    assert shares == [None]
+    assert sides[folder_side].files is not None and sides[1 - folder_side].fleet is not None
+
+
 # --- --base ---------------------------------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 from typing import Any
 
 import pytest
@@ -88,7 +89,7 @@ def test_an_edited_fleet_is_re_read_as_a_full_read_reads_it_or_not_at_all(
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(st.integers(0, 2**32 - 1), st.integers(3, 6), st.data())
+@given(st.integers(0, 2**32 - 1), st.integers(5, 8), st.data())
 def test_a_cluster_changed_added_or_removed_in_a_dumped_fleet_is_re_read(seed: int, count: int, data: Any) -> None:
     fleet = generate_fleet(count, seed=seed)
     old = _dump(fleet)
@@ -196,6 +197,9 @@ def test_an_alias_to_a_collection_before_the_change_is_re_read() -> None:
         ("a collection the walk first converts in the run", ANCHORS.replace("nodes: 3", "nodes: 3\n    y: *extra")),
         ("a line left of the dashes", ANCHORS.replace("- name: c", "note: 1\n- name: c")),
         ("a CR", ANCHORS.replace("nodes: 3", "nodes: 3\r")),
+        # The full read gives up on the alias `*selector-`; the run alone would read `*selector`.
+        ("the run's last line going on into the next item", ANCHORS.replace("*selector\n", "*selector")),
+        ("a change across most of the list", ANCHORS.replace("nodes: 1", "nodes: 10").replace("nodes: 4", "nodes: 40")),
         # Indented, cluster c parses on its own as a list, but in the file it continues b's nodePools.
         ("a run that starts right of the dashes", ANCHORS.replace(CLUSTER_C, _indented(CLUSTER_C))),
     ],
@@ -203,6 +207,52 @@ def test_an_alias_to_a_collection_before_the_change_is_re_read() -> None:
 def test_what_cannot_be_shown_the_same_is_not_re_read(reason: str, new: str) -> None:
     assert CLUSTER_C in ANCHORS
     assert reread(_reading(ANCHORS), new) is None, reason
+
+
+def test_lines_added_at_the_end_of_a_cluster_are_re_read_with_that_cluster() -> None:
+    # The texts differ from the next cluster's dash line on: the run starts one item earlier.
+    new = ANCHORS.replace("*selector\n", "*selector\n    labels: {z: w}\n")
+    _assert_full_read(new, _reading(ANCHORS), expect_reread=True)
+
+
+FIRST_USE = """\
+apiVersion: gpustack-gen/v1alpha1
+kind: Fleet
+clusters:
+- name: a
+  <<: {sel: &s {k: v}}
+  sel: 1
+- name: b
+  x: *s
+- name: c
+  y: *s
+"""
+# &s is overridden where it is defined, and &m's values are merged, not converted: the walk first converts
+# them in b, and without b's use in c, whose positions the first document does not hold.
+FIRST_MERGE = FIRST_USE.replace("{sel: &s {k: v}}", "&m {sel: {k: v}}").replace("*s", "{<<: *m}")
+
+
+@pytest.mark.parametrize("text", [FIRST_USE, FIRST_MERGE])
+def test_a_first_use_of_an_anchor_removed_from_the_run_is_not_re_read(text: str) -> None:
+    new = re.sub(r"(- name: b\n)  x: .*\n", r"\1  z: 1\n", text)
+    assert new != text
+    assert reread(_reading(text), new) is None
+
+
+def test_a_later_use_of_an_anchor_is_re_read() -> None:
+    _assert_full_read(FIRST_USE.replace("name: c", "name: cc"), _reading(FIRST_USE), expect_reread=True)
+
+
+@pytest.mark.parametrize("after", ["other: *c\n", "defaults:\n  <<: *c\n", ""])
+def test_an_anchored_cluster_list_is_not_kept_for_a_re_read(after: str) -> None:
+    # An alias to the list, after it or inside it, would repeat the first document's list.
+    text = "apiVersion: gpustack-gen/v1alpha1\nkind: Fleet\nclusters: &c\n- name: a\n- name: b\n" + after
+    assert keep_reading(text)[3] is None
+
+
+def test_a_last_line_without_a_line_break_is_a_changed_line() -> None:
+    first_line, start, after, end = reread_module._changed_lines("a: 1\nb: 2", "a: 1\nb: 3")
+    assert (first_line, start, after, end) == (2, 5, 3, 9)
 
 
 def test_a_run_that_no_longer_starts_with_its_dash_is_not_re_read() -> None:
