@@ -106,3 +106,27 @@ def edit_characters(text: str, rng: Any, pieces: list[str]) -> str:
         else:
             text = text[:at] + text[at + rng.randint(1, 4) :]
     return text
+
+
+def edit_lines(text: str, rng: Any) -> str:
+    """Line edits a user makes, one to three: a line removed, copied elsewhere, re-indented by two spaces,
+    a comment inserted, or a digit changed."""
+    lines = text.split("\n")
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randrange(len(lines))
+        choice = rng.random()
+        if choice < 0.2:
+            del lines[at]
+        elif choice < 0.35:
+            lines.insert(at, lines[rng.randrange(len(lines))])
+        elif choice < 0.45:
+            dedent = lines[at].startswith("  ") and rng.random() < 0.5
+            lines[at] = lines[at][2:] if dedent else "  " + lines[at]
+        elif choice < 0.6:
+            lines.insert(at, " " * rng.randint(0, 6) + "# a note")
+        else:
+            digits = [i for i, c in enumerate(lines[at]) if c.isdigit()]
+            if digits:
+                i = rng.choice(digits)
+                lines[at] = lines[at][:i] + str(rng.randrange(10)) + lines[at][i + 1 :]
+    return "\n".join(lines)

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import copy
 import io
+import random
 from typing import Any
 
 import pytest
 from fleets import base
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from ruamel.yaml import YAML
+from yaml_texts import edit_lines
 
+from benchmarks.fleetgen import generate_fleet
 from gpustack_gen import load_fleet
 from gpustack_gen.errors import FleetError
 from gpustack_gen.model import Fleet
@@ -182,3 +187,24 @@ def test_a_first_fleet_given_as_data_keeps_no_reading_and_no_models() -> None:
     share = ClusterShare()
     load_fleet(_fleet_data(), share=share)
     assert share.reading is None and all(entry.model is None for entry in share.clean.values())
+
+
+def _outcome(load: Any) -> Any:
+    try:
+        return load()
+    except FleetError as exc:
+        return [str(problem) for problem in exc.problems]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1), st.integers(3, 6), st.randoms(use_true_random=False))
+def test_an_edited_fleet_loads_with_a_share_as_it_loads_on_its_own(seed: int, count: int, rng: random.Random) -> None:
+    old_text = _text(generate_fleet(count, seed=seed))
+    new_text = edit_lines(old_text, rng)
+    share = ClusterShare()
+    load_fleet(old_text, name="old.yaml", share=share)
+
+    shared = _outcome(lambda: load_fleet(new_text, name="new.yaml", share=share))
+
+    # The fleet with its warnings (file, line, column, path, text), or every problem, as a full load says them.
+    assert shared == _outcome(lambda: load_fleet(new_text, name="new.yaml"))

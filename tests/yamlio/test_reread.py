@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
-from yaml_texts import edit_characters, fleet_texts, strict
+from yaml_texts import edit_characters, edit_lines, fleet_texts, strict
 
 from benchmarks.fleetgen import generate_fleet
 from gpustack_gen.yamlio import reread as reread_module
@@ -55,26 +55,6 @@ def _assert_full_read(text: str, reading: Reading, *, expect_reread: bool = Fals
     assert all(found.data["clusters"][index] is old_items[index] for index in found.kept_items)
 
 
-def _edit_lines(text: str, rng: random.Random) -> str:
-    lines = text.split("\n")
-    for _ in range(rng.randint(1, 3)):
-        at = rng.randrange(len(lines))
-        choice = rng.random()
-        if choice < 0.25:
-            del lines[at]
-        elif choice < 0.45:
-            lines.insert(at, lines[rng.randrange(len(lines))])
-        elif choice < 0.6:
-            lines.insert(at, " " * rng.randint(0, 6) + "# a note")
-        else:
-            line = lines[at]
-            digits = [i for i, c in enumerate(line) if c.isdigit()]
-            if digits:
-                i = rng.choice(digits)
-                lines[at] = line[:i] + str(rng.randrange(10)) + line[i + 1 :]
-    return "\n".join(lines)
-
-
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(fleet_texts(clusters=st.integers(2, 4)), st.randoms(use_true_random=False), st.booleans())
 def test_an_edited_fleet_is_re_read_as_a_full_read_reads_it_or_not_at_all(
@@ -84,7 +64,7 @@ def test_an_edited_fleet_is_re_read_as_a_full_read_reads_it_or_not_at_all(
     reading = keep_reading(old)[3]
     if reading is None:  # a flow-style cluster list: nothing to re-read from
         return
-    new = _edit_lines(old, rng) if by_line else edit_characters(old, rng, PIECES)
+    new = edit_lines(old, rng) if by_line else edit_characters(old, rng, PIECES)
     _assert_full_read(new, reading)
 
 
