@@ -15,9 +15,10 @@ import re
 
 __all__ = ["escape_char", "inert_json", "inert_line", "inert_text"]
 
-# The styles gpustack-gen's own coloured text reports use (click.style with fg red/green/yellow, bold, dim):
-# kept when colour is on, so that input can at most colour itself, never move the cursor, erase or write elsewhere.
-_OWN_STYLE = re.compile(r"\x1b\[(?:0|1|2|3[0-7]|9[0-7])m")
+# The styles gpustack-gen's own coloured text reports use (click.style with fg red/green/yellow, bold or dim, on or
+# off: ``bold=False`` is 22, normal intensity): kept when colour is on, so that input can at most colour itself,
+# never move the cursor, erase or write elsewhere.
+_OWN_STYLE = re.compile(r"\x1b\[(?:0|1|2|22|3[0-7]|9[0-7])m")
 
 
 def escape_char(char: str) -> str:

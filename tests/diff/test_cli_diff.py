@@ -52,6 +52,17 @@ def test_identical_inputs_print_no_changes_and_exit_0(fleets: tuple[Path, Path])
     assert result.stdout == "no changes\n"
 
 
+def test_the_coloured_text_report_prints_no_escaped_style(
+    fleets: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A level below disruptive is styled bold=False (ESC [22m): kept as a style, so click strips it in a pipe,
+    # not escaped into the text as a literal "\\x1b[22m".
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    result = CliRunner().invoke(main, ["diff", *map(str, fleets)], color=False)
+    assert "[restart]" in result.stdout or "[none]" in result.stdout
+    assert "\\x1b" not in result.stdout and "\x1b" not in result.stdout
+
+
 def test_exit_code_is_1_when_something_differs_and_only_with_the_flag(fleets: tuple[Path, Path]) -> None:
     old, new = fleets
 

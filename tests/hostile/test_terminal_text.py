@@ -51,6 +51,13 @@ def test_only_our_own_styles_survive_in_a_coloured_report() -> None:
     assert text.count("\x1b") == ours.count("\x1b")
 
 
+@pytest.mark.parametrize("fg", [None, "red", "green", "yellow", "cyan"])
+@pytest.mark.parametrize("intensity", [{}, {"bold": True}, {"bold": False}, {"dim": True}, {"dim": False}])
+def test_every_style_our_reports_use_survives_whole(fg: str | None, intensity: dict[str, bool]) -> None:
+    styled = click.style("[none]", fg=fg, **intensity)  # type: ignore[arg-type]
+    assert inert_text(styled, keep_styles=True) == styled
+
+
 def test_every_output_helper_uses_the_one_sanitiser() -> None:
     """The header comment, Markdown cells and GitHub annotations all escape the same way."""
     one_line = TERMINAL_ATTACK.replace("\r", "")  # the header and Markdown make line breaks spaces first
