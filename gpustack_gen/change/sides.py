@@ -193,8 +193,8 @@ def _fleet_of_bytes(raw: bytes, label: str, share: ClusterShare | None = None) -
     from ..model.load import fleet_from_document
     from ..yamlio.source import parse_bytes
 
-    keep = share is not None and not share.filled  # the working file is then re-read from this one
-    return Side.of_fleet(fleet_from_document(parse_bytes(raw, label, keep=keep), share), label)
+    previous, keep = share.reading_options() if share is not None else (None, False)
+    return Side.of_fleet(fleet_from_document(parse_bytes(raw, label, previous=previous, keep=keep), share), label)
 
 
 def _same_as_base(raw: bytes, fleet_path: str, load: Load) -> Side | None:

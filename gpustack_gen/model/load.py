@@ -39,7 +39,8 @@ def load_fleet(
         elif share is None:
             doc = read_source(source, name=name)
         else:
-            doc = read_source(source, name=name, previous=share.take_reading(), keep=not share.filled)
+            previous, keep = share.reading_options()
+            doc = read_source(source, name=name, previous=previous, keep=keep)
         return fleet_from_document(doc, share)
 
 

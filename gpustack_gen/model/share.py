@@ -64,10 +64,11 @@ class ClusterShare:
     filled: bool = False
     reading: Reading | None = None  # the first file's, for re-reading the second
 
-    def take_reading(self) -> Reading | None:
-        """The first file's reading, which the share no longer holds (the reader releases it)."""
+    def reading_options(self) -> tuple[Reading | None, bool]:
+        """How the load given this share reads its file (``read_source``'s ``previous`` and ``keep``): the first
+        keeps its reading, the second is re-read from it (the share no longer holds it: the reader releases it)."""
         reading, self.reading = self.reading, None
-        return reading
+        return reading, not self.filled
 
     def take(self, doc: SourceDocument) -> dict[int, Taken]:
         """The clean clusters of the first load that ``doc`` (the second load's document) repeats, by index."""

@@ -90,16 +90,22 @@ def fast_load(
 
 
 def _load(text: str, pure: bool) -> tuple[dict[str, Any], dict[PathKey, Position], dict[PathKey, Position]]:
-    composed = compose(text, pure)
-    root = root_mapping(composed)
-    check_expansion(root)
+    _, root, _ = compose_document(text, pure)
     walker = Walker()
-    data = walker.mapping(root, (), 0)
-    walker.value_positions.setdefault((), (1, 1))
+    data = walker.document(root)
     return data, walker.value_positions, walker.key_positions
 
 
-def root_mapping(composed: Composed) -> MapNode:
+def compose_document(
+    text: str, pure: bool, *, aliases: list[tuple[int, str]] | None = None
+) -> tuple[Composed, MapNode, int]:
+    """A whole fleet text composed, its root mapping, and its size as the alias-bomb check counts it."""
+    composed = compose(text, pure, aliases=aliases)
+    root = _root_mapping(composed)
+    return composed, root, _check_expansion(root)
+
+
+def _root_mapping(composed: Composed) -> MapNode:
     if not isinstance(composed.root, MapNode):
         raise GiveUp(
             composed.position,
@@ -134,7 +140,7 @@ def expansion_sizer() -> Callable[[Any, int], int]:
     return size
 
 
-def check_expansion(root: MapNode) -> int:
+def _check_expansion(root: MapNode) -> int:
     """Refuse an alias bomb before expanding it (see ``expansion_sizer``); the document's size.
 
     It names the top-level key at which the document passes ``MAX_NODES``, as the walker and the round-trip
@@ -587,6 +593,12 @@ class Walker:
                 "a fleet file is a few levels deep",
                 path=path[:2],
             )
+
+    def document(self, root: MapNode) -> dict[str, Any]:
+        """The whole document's data; the root's position is the file's start when it has no other."""
+        data = self.mapping(root, (), 0)
+        self.value_positions.setdefault((), (1, 1))
+        return data
 
     def mapping(self, node: MapNode, path: PathKey, depth: int) -> dict[str, Any]:
         alias = id(node) in self.converted

@@ -37,11 +37,10 @@ from .fast_reader import (
     MapNode,
     SeqNode,
     Walker,
-    check_expansion,
     check_text,
     compose,
+    compose_document,
     expansion_sizer,
-    root_mapping,
 )
 from .limits import MAX_NODES
 
@@ -103,15 +102,12 @@ def keep_reading(
     check_text(text)
     aliases: list[tuple[int, str]] = []
     with gc_paused():
-        composed = compose(text, False, aliases=aliases)
-        root = root_mapping(composed)
-        expansion = check_expansion(root)
+        composed, root, expansion = compose_document(text, False, aliases=aliases)
         anchored: dict[int, int | None] = {
             id(node): None for node, _ in composed.anchors.values() if isinstance(node, MapNode | SeqNode)
         }
         walker = Walker(anchored=anchored, item_starts=[])
-        data = walker.mapping(root, (), 0)
-        walker.value_positions.setdefault((), (1, 1))
+        data = walker.document(root)
         reading = _reading(text, data, root, composed, walker, expansion, aliases)
     return data, walker.value_positions, walker.key_positions, reading
 
@@ -192,10 +188,9 @@ def _converted_in_anchored(anchors: Mapping[str, tuple[Any, Position]], converte
 
 def reread(reading: Reading, text: str) -> Reread | None:
     """``text`` read as a full read would, reusing ``reading`` where the texts agree; None where not shown."""
-    if not reading.text or "\r" in text:
+    if not reading.text:
         return None
     try:
-        check_text(text)
         with gc_paused():
             return _reread(reading, text)
     except GiveUp:  # the full read stops at the same place and says why
@@ -238,6 +233,10 @@ def _reread(reading: Reading, text: str) -> Reread | None:
     if last + 1 < len(lines) and _item_indent(old, old_run_end, reading.item_positions[last + 1]) != indent:
         return None
     new_run = text[run_start:new_run_end]
+    # The rest of the text is the first one's, which passed these checks (and held no CR): only the run is new.
+    if "\r" in new_run:
+        return None
+    check_text(new_run)
     if new_run and not _stays_in_list(new_run, indent):
         return None
     if not new_run and last + 1 - first == len(lines):  # the whole list removed: the key would hold null
@@ -254,7 +253,8 @@ def _reread(reading: Reading, text: str) -> Reread | None:
         new_composed = compose(padding + new_run, False, seed=seed, aliases=new_aliases, outer_depth=1)
         if type(new_composed.root) is not SeqNode:
             return None
-    else:  # items removed, none written: no events and no values added
+    else:  # items removed, none written: no values added, and the old run's events (its items' and the
+        # stream, document and list events around them) all kept in the count, an upper bound
         new_composed = Composed(SeqNode(), (start_line, 1), dict(seed), old_composed.events)
     after_run = run_end_line if run_end_line is not None else old.count("\n") + 2
     if not _anchors_stay(reading, seed, new_composed, old_aliases + new_aliases, start_line, after_run, first):

@@ -91,8 +91,8 @@ def read_source(
     """Load a fleet from a path or from YAML text.
 
     A ``str`` is YAML text when it holds a newline or a colon (any fleet does), else a file path.
-    ``previous``: the reading of another version of the file (``reread.py``), used where the texts agree and
-    released either way; ``keep``: keep this document's reading (``SourceDocument.reading``).
+    ``previous``: the reading of another version of the file (``reread.py``), used where the texts agree, and
+    released before a full read; ``keep``: keep this document's reading (``SourceDocument.reading``).
     """
     if isinstance(source, str) and "\n" not in source and ":" not in source and source.strip():
         source = Path(source)

@@ -177,6 +177,8 @@ def test_an_alias_to_a_collection_before_the_change_is_re_read() -> None:
         ("a collection the walk first converts in the run", ANCHORS.replace("nodes: 3", "nodes: 3\n    y: *extra")),
         ("a line left of the dashes", ANCHORS.replace("- name: c", "note: 1\n- name: c")),
         ("a CR", ANCHORS.replace("nodes: 3", "nodes: 3\r")),
+        ("a character the reader refuses, in the run", ANCHORS.replace("nodes: 3", "nodes: 3\u2028")),
+        ("a run that does not parse", ANCHORS.replace("nodes: 3", "nodes: [3")),
         # The full read gives up on the alias `*selector-`; the run alone would read `*selector`.
         ("the run's last line going on into the next item", ANCHORS.replace("*selector\n", "*selector")),
         ("a change across most of the list", ANCHORS.replace("nodes: 1", "nodes: 10").replace("nodes: 4", "nodes: 40")),
